@@ -11,7 +11,7 @@ ROOT=$(pwd)
 NETNS="$ROOT/tools/netns.sh"
 IMPAIR="$ROOT/tools/impair/impair"
 
-CHECKS=17   # keep in step with the checks below (used for the skip line)
+CHECKS=18   # keep in step with the checks below (used for the skip line)
 pass=0; fail=0
 ok()  { echo "PASS: $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL: $1${2:+ -- $2}"; fail=$((fail + 1)); }
@@ -296,15 +296,35 @@ RATE_INFO=""
 check "bridge -b 10 -q 200: 2 MiB sha256 match, frames waited for the link, queue bounded" t_bridge_rate
 [ -n "$RATE_INFO" ] && echo "  ($RATE_INFO)"
 
-t_bridge_delay() {
-  start_impair -d 20 -s 5 || return 1
-  local s; s=$(ping_summary "$BRIDGED-a" 10.99.0.2 5 0.1)
+t_bridge_queue_limit() {
+  start_impair -b 20 -q 8 -s 9 || return 1
+  transfer "$TMP/src2" 5004 || { stop_impair; return 1; }
   stop_impair INT || { WHY="impair exited non-zero: $(cat "$TMP/imp.err")"; return 1; }
-  [ "$s" = "5 5" ] || { WHY="ping with delay: '${s:-none}'"; return 1; }
+  balanced || return 1
+  [ "$(counter a queue_full)" -gt 0 ] && [ "$(counter a peak_queue)" -le 8 ] || {
+    WHY="a->b queue_full=$(counter a queue_full) peak_queue=$(counter a peak_queue)"; return 1; }
+  QUEUE_INFO="a->b queue_full=$(counter a queue_full) peak_queue=$(counter a peak_queue) forwarded=$(counter a forwarded)"
+}
+QUEUE_INFO=""
+check "bridge -b 20 -q 8: drop tail counted, queue never above 8, 2 MiB sha256 match" t_bridge_queue_limit
+[ -n "$QUEUE_INFO" ] && echo "  ($QUEUE_INFO)"
+
+t_bridge_delay() {
+  start_impair -d 20 -j 5 -s 5 || return 1
+  local out rtt_min
+  out=$(timeout 30 ip netns exec "$BRIDGED-a" ping -q -n -c 5 -i 0.1 -W 2 10.99.0.2 2>&1)
+  stop_impair INT || { WHY="impair exited non-zero: $(cat "$TMP/imp.err")"; return 1; }
+  echo "$out" | grep -q '^5 packets transmitted, 5 received' || { WHY="ping with delay: $(echo "$out" | tail -n 2 | tr '\n' ' ')"; return 1; }
   balanced || return 1
   [ "$(counter a delayed)" -ge 5 ] && [ "$(counter b delayed)" -ge 5 ] || { WHY="delayed a->b=$(counter a delayed) b->a=$(counter b delayed)"; return 1; }
+  # a lower bound only (slowness cannot break it): each way waits >= 20-5 ms
+  rtt_min=$(echo "$out" | sed -nE 's|^rtt min/avg/max/mdev = ([0-9]+)\..*|\1|p')
+  [ -n "$rtt_min" ] && [ "$rtt_min" -ge 30 ] || { WHY="rtt min '$rtt_min' ms < 2 x (20 - 5) ms"; return 1; }
+  DELAY_INFO="rtt $(echo "$out" | sed -nE 's|^rtt min/avg/max/mdev = ([^ ]+) ms|\1|p') ms"
 }
-check "bridge -d 20: ping 5/5, frames counted as delayed both ways" t_bridge_delay
+DELAY_INFO=""
+check "bridge -d 20 -j 5: ping 5/5, delayed both ways, rtt >= 30 ms" t_bridge_delay
+[ -n "$DELAY_INFO" ] && echo "  ($DELAY_INFO)"
 
 t_bridge_seeded() {
   # the same seed and the same frames give the same decisions
