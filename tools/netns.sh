@@ -57,7 +57,7 @@ check_name() {
 }
 
 check_env() {
-  [ "$(id -u)" -eq 0 ] || die "must run as root (creating namespaces and veths needs CAP_SYS_ADMIN/CAP_NET_ADMIN)"
+  [ "${EUID:-$(id -u)}" -eq 0 ] || die "must run as root (creating namespaces and veths needs CAP_SYS_ADMIN/CAP_NET_ADMIN)"
   command -v ip >/dev/null 2>&1 || die "'ip' not found: install iproute2"
   if [ "$1" = up ]; then
     command -v ethtool >/dev/null 2>&1 || die "'ethtool' not found: install ethtool"

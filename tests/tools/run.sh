@@ -18,7 +18,7 @@ bad() { echo "FAIL: $1${2:+ -- $2}"; fail=$((fail + 1)); }
 # check NAME CMD...: passes when CMD succeeds
 check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name" "$WHY"; fi; }
 
-if [ "$(id -u)" -ne 0 ]; then
+if [ "${EUID:-$(id -u)}" -ne 0 ]; then
   echo "SKIP: tools tests need root (network namespaces, AF_PACKET)"
   echo "0 passed, 0 failed, $CHECKS skipped"
   exit 0
