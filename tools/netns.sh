@@ -23,7 +23,10 @@
 #
 # Offloads: every veth gets `tx off` because veth otherwise hands the peer
 # TCP/UDP segments whose checksum is left for "hardware" to finish, and an
-# AF_XDP / AF_PACKET user on the other side would see wrong checksums. In
+# AF_XDP / AF_PACKET user on the other side would see wrong checksums. With
+# tx off the kernel also segments TCP itself before the veth (ethtool may
+# still list tso "on"; measured: an AF_PACKET reader on the peer sees at most
+# 1514-byte frames during a bulk TCP transfer). In
 # --bridge mode tso/gso/gro are turned off as well, because a GSO skb reaches
 # an AF_PACKET reader as one frame larger than the MTU, which the bridge could
 # not forward unmodified to the other side.
