@@ -401,6 +401,13 @@ int main(int argc, char *const *argv)
 		return 1;
 	}
 	memset(counters, 0, conf.cores.count * sizeof(*counters));
+	/* SO_REUSEPORT would let us share the port with another server of the
+	 * same user, silently splitting its traffic: probe with a plain socket,
+	 * which fails if anything holds the port */
+	int probe = open_bound_socket(conf.proto, conf.port, 0);
+	if (probe < 0)
+		return 1;
+	close(probe);
 	/* every socket is opened before any thread starts, so a port in use is
 	 * reported here, once, with a non-zero exit */
 	for (unsigned i = 0; i < conf.cores.count; i++) {
