@@ -39,6 +39,10 @@ enum { MODE_PINGPONG = 1, MODE_BURST = 2 };
 /* a UDP request without an answer for this long is taken as lost */
 #define UDP_LOSS_TIMEOUT_NS (1000000000ull)
 
+/* threads that have returned; when all have (every connection failed), the
+ * run ends early */
+static atomic_uint threads_done;
+
 struct client_conf {
 	struct sockaddr_in server;
 	int mode, proto;
@@ -370,6 +374,7 @@ static void *client_thread_main(void *arg)
 		}
 	}
 	close(epfd);
+	atomic_fetch_add(&threads_done, 1);
 	return NULL;
 }
 
@@ -609,7 +614,7 @@ int main(int argc, char *const *argv)
 			break;
 		}
 	}
-	while (!atomic_load(&bl_stop)) {
+	while (!atomic_load(&bl_stop) && atomic_load(&threads_done) < started) {
 		uint64_t now = bl_now_ns();
 		if (now >= next_report) { /* before the end check: -t N prints N reports */
 			bl_report_interval(counters, prev, nt, now - last);
