@@ -304,6 +304,44 @@ fail:
 	return -1;
 }
 
+/*
+ * What a veth pair with GSO on the sender and GRO on the receiver does: the
+ * big frame is not cut; the receiver gets it whole. Returns a private copy
+ * of the chain in out_pool (same segment layout) with the IPv4 and TCP
+ * checksums filled over the whole chain and the transmit marks cleared, or
+ * NULL (nothing allocated) when it is not an IPv4/TCP frame or a buffer
+ * ran out. The input is neither modified nor freed.
+ */
+static inline struct io_pkt *io_pkt_finish_unsegmented(struct io_pkt_pool *out_pool, const struct io_pkt *frame)
+{
+	struct io_ip4_layout l;
+	struct io_pkt *c;
+	uint8_t *ip, *th;
+	uint32_t sum, l4len;
+	if (io_parse_ip4(frame, &l) != 1 || l.proto != IO_IPPROTO_TCP || !l.l4_hlen)
+		return NULL;
+	c = io_pkt_copy_chain(out_pool, frame);
+	if (!c)
+		return NULL;
+	if (c->len < l.l4_off + l.l4_hlen) { /* headers split over segments */
+		struct io_pkt *lin = io_pkt_linearize(out_pool, c);
+		io_pkt_free(c);
+		if (!lin)
+			return NULL;
+		c = lin;
+	}
+	c->flags &= ~IO_PKT_F_TX_MASK;
+	c->tso_mss = 0;
+	ip = c->data + l.ip_off;
+	th = c->data + l.l4_off;
+	io_fill_ip4_csum(c->data, &l);
+	l4len = l.ip_tlen - l.ip_hlen;
+	io_wr16(th + 16, 0);
+	sum = io_csum_chain(c, l.l4_off, l4len, io_csum_pseudo(ip, IO_IPPROTO_TCP, l4len));
+	io_wr16(th + 16, (uint16_t) ~io_csum_fold(sum));
+	return c;
+}
+
 /* ---- receive --------------------------------------------------------------- */
 
 /*
