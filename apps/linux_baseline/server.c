@@ -386,14 +386,6 @@ int main(int argc, char *const *argv)
 	if (parse_options(argc, argv, &conf) != 0)
 		return 2;
 	bl_install_stop_signals();
-	if (conf.stop_port) {
-		stop_fd = open_bound_socket(IPPROTO_TCP, conf.stop_port, 0);
-		if (stop_fd < 0) {
-			fprintf(stderr, "server: cannot open the remote-stop port %u (use -K to pick another, -K 0 for none)\n",
-				conf.stop_port);
-			return 1;
-		}
-	}
 	threads = calloc(conf.cores.count, sizeof(*threads));
 	counters = aligned_alloc(64, conf.cores.count * sizeof(*counters));
 	if (threads == NULL || counters == NULL) {
@@ -417,6 +409,16 @@ int main(int argc, char *const *argv)
 		threads[i].listen_fd = open_bound_socket(conf.proto, conf.port, 1);
 		if (threads[i].listen_fd < 0)
 			return 1;
+	}
+	/* opened after the data sockets: once this port listens, the server is
+	 * ready (tests and scripts wait for it) */
+	if (conf.stop_port) {
+		stop_fd = open_bound_socket(IPPROTO_TCP, conf.stop_port, 0);
+		if (stop_fd < 0) {
+			fprintf(stderr, "server: cannot open the remote-stop port %u (use -K to pick another, -K 0 for none)\n",
+				conf.stop_port);
+			return 1;
+		}
 	}
 	io_corelist_format(&conf.cores, cores_text, sizeof(cores_text));
 	printf("server: %s port %u, %s, %u thread(s) on cores %s, reply %zu bytes%s\n",
