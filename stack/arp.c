@@ -103,7 +103,7 @@ malformed:
 }
 
 /* API (seed 001): broadcast a request for target_ip4_be. */
-static void iip_arp_request(void *context, uint8_t local_mac[], uint32_t local_ip4_be, uint32_t target_ip4_be, void *opaque)
+static __iip_unused_fn void iip_arp_request(void *context, uint8_t local_mac[], uint32_t local_ip4_be, uint32_t target_ip4_be, void *opaque)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) context;
 	uint8_t bc[IIP_CONF_L2ADDR_LEN_MAX], zero[IIP_CONF_L2ADDR_LEN_MAX];

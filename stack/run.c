@@ -47,22 +47,22 @@ static void __iip_ws_prepare(struct iip_workspace *ws, void *opaque)
 	(void) iip_ops_nic_offload_udp_tx_tso_mark;
 }
 
-static uint32_t iip_workspace_size(void)
+static __iip_unused_fn uint32_t iip_workspace_size(void)
 {
 	return sizeof(struct iip_workspace);
 }
 
-static uint32_t iip_tcp_conn_size(void)
+static __iip_unused_fn uint32_t iip_tcp_conn_size(void)
 {
 	return sizeof(struct iip_tcp_conn);
 }
 
-static uint32_t iip_pb_size(void)
+static __iip_unused_fn uint32_t iip_pb_size(void)
 {
 	return sizeof(struct iip_pb);
 }
 
-static void iip_add_tcp_conn(void *context, void *conn)
+static __iip_unused_fn void iip_add_tcp_conn(void *context, void *conn)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) context;
 	struct iip_tcp_conn *c = (struct iip_tcp_conn *) conn;
@@ -73,7 +73,7 @@ static void iip_add_tcp_conn(void *context, void *conn)
 	ws->conn_total++;
 }
 
-static void iip_add_pb(void *context, void *p)
+static __iip_unused_fn void iip_add_pb(void *context, void *p)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) context;
 	__iip_pb_put(ws, (struct iip_pb *) p);
@@ -150,7 +150,7 @@ static __iip_unused_fn void iip_pool_counts(void *context, uint32_t *pb_free, ui
  * sends what the batch produced (one ACK per connection at most), and asks
  * to be called again within *next_us microseconds.  Returns 0.
  */
-static uint16_t iip_run(void *context, uint8_t mac[], uint32_t ip4_be, void *pkt[], uint16_t cnt, uint32_t *next_us, void *opaque)
+static __iip_unused_fn uint16_t iip_run(void *context, uint8_t mac[], uint32_t ip4_be, void *pkt[], uint16_t cnt, uint32_t *next_us, void *opaque)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) context;
 	uint16_t i;

@@ -16,7 +16,7 @@
  * iip_ops_tcp_connected; if the peer refuses or never answers, it gets
  * iip_ops_tcp_closed with a NULL tcp_opaque instead.
  */
-static uint16_t iip_tcp_connect(void *context, uint8_t local_mac[], uint32_t local_ip4_be, uint16_t local_port_be,
+static __iip_unused_fn uint16_t iip_tcp_connect(void *context, uint8_t local_mac[], uint32_t local_ip4_be, uint16_t local_port_be,
 				uint8_t peer_mac[], uint32_t peer_ip4_be, uint16_t peer_port_be, void *opaque)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) context;
@@ -55,7 +55,7 @@ static uint16_t iip_tcp_connect(void *context, uint8_t local_mac[], uint32_t loc
  * queued.  Data the peer still sends is delivered until it closes too; the
  * handle stays valid until iip_ops_tcp_closed.
  */
-static uint16_t iip_tcp_close(void *context, void *handle, void *opaque)
+static __iip_unused_fn uint16_t iip_tcp_close(void *context, void *handle, void *opaque)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) context;
 	struct iip_tcp_conn *c = (struct iip_tcp_conn *) handle;
@@ -94,7 +94,7 @@ static uint16_t iip_tcp_close(void *context, void *handle, void *opaque)
  * added to the segments carrying this data (urgent data is delivered
  * inline; RFC 6093 discourages its use).
  */
-static uint16_t iip_tcp_send(void *context, void *handle, void *pkt, uint16_t tcp_flags, void *opaque)
+static __iip_unused_fn uint16_t iip_tcp_send(void *context, void *handle, void *pkt, uint16_t tcp_flags, void *opaque)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) context;
 	struct iip_tcp_conn *c = (struct iip_tcp_conn *) handle;
@@ -134,7 +134,7 @@ static uint16_t iip_tcp_send(void *context, void *handle, void *pkt, uint16_t tc
  * an MSS (or half the buffer) beyond what was announced, a window update
  * goes out (RFC 9293 3.8.6.2.2).
  */
-static void iip_tcp_rxbuf_consumed(void *context, void *handle, uint16_t cnt, void *opaque)
+static __iip_unused_fn void iip_tcp_rxbuf_consumed(void *context, void *handle, uint16_t cnt, void *opaque)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) context;
 	struct iip_tcp_conn *c = (struct iip_tcp_conn *) handle;

@@ -59,7 +59,7 @@ drop:
  * could be allocated, or it exceeds 65507 bytes): pkt still belongs to the
  * caller.  Datagrams larger than the MTU are fragmented.
  */
-static uint16_t iip_udp_send(void *context, uint8_t local_mac[], uint32_t local_ip4_be, uint16_t local_port_be,
+static __iip_unused_fn uint16_t iip_udp_send(void *context, uint8_t local_mac[], uint32_t local_ip4_be, uint16_t local_port_be,
 			     uint8_t peer_mac[], uint32_t peer_ip4_be, uint16_t peer_port_be, void *pkt, void *opaque)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) context;
