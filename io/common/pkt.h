@@ -45,6 +45,17 @@
 #define IO_PKT_F_RX_UDP_GOOD (1u << 10)
 #define IO_PKT_F_RX_MASK     (0x700u)
 
+/*
+ * Bytes left free at the start of every buffer. 2 puts the IPv4 header that
+ * follows a 14-byte Ethernet header on a 4-byte boundary (NET_IP_ALIGN in
+ * Linux drivers), so the stack's header structs are accessed aligned. The
+ * data pointer of a fresh packet is still "the start of the frame": there
+ * is no room meant for prepending headers.
+ */
+#ifndef IO_PKT_ALIGN_PAD
+#define IO_PKT_ALIGN_PAD 2
+#endif
+
 enum { IO_PKT_CLASS_NORMAL = 0, IO_PKT_CLASS_BIG = 1, IO_PKT_NCLASS = 2 };
 
 struct io_pkt_pool;
@@ -182,7 +193,7 @@ static inline struct io_pkt *io_pkt_alloc_class(struct io_pkt_pool *p, int cls)
 	d->buf_idx = idx;
 	d->buf_size = c->size;
 	d->buf = c->mem + (size_t) idx * c->size;
-	d->data = d->buf; /* no headroom: the stack writes the L2 header at data+0 */
+	d->data = d->buf + IO_PKT_ALIGN_PAD; /* the stack writes the L2 header at data+0 */
 	d->len = 0;
 	d->flags = 0;
 	d->tso_mss = 0;
@@ -198,9 +209,9 @@ static inline struct io_pkt *io_pkt_alloc(struct io_pkt_pool *p)
 /* a segment able to hold size bytes: normal if it fits, else big */
 static inline struct io_pkt *io_pkt_alloc_size(struct io_pkt_pool *p, uint32_t size)
 {
-	if (size <= p->cls[IO_PKT_CLASS_NORMAL].size)
+	if (size + IO_PKT_ALIGN_PAD <= p->cls[IO_PKT_CLASS_NORMAL].size)
 		return io_pkt_alloc_class(p, IO_PKT_CLASS_NORMAL);
-	if (size <= p->cls[IO_PKT_CLASS_BIG].size)
+	if (size + IO_PKT_ALIGN_PAD <= p->cls[IO_PKT_CLASS_BIG].size)
 		return io_pkt_alloc_class(p, IO_PKT_CLASS_BIG);
 	p->n_alloc_fail++;
 	return NULL;

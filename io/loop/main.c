@@ -711,6 +711,12 @@ static int __iosub_main(int argc, char *const *argv)
 	uint16_t i;
 	struct loop_link_counters *lc;
 
+	{ /* an application need not use every call: keep -Wunused-function quiet */
+		(void) iip_run; (void) iip_udp_send; (void) iip_tcp_connect; (void) iip_tcp_rxbuf_consumed;
+		(void) iip_tcp_close; (void) iip_tcp_send; (void) iip_arp_request; (void) iip_add_tcp_conn;
+		(void) iip_add_pb; (void) iip_tcp_conn_size; (void) iip_pb_size; (void) iip_workspace_size;
+		(void) helper_ip4_get_connection_affinity;
+	}
 	if (argc < 1)
 		return 2;
 	/* options of the loop: argv[0 .. first "--") */
