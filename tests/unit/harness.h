@@ -482,6 +482,128 @@ static uint32_t th_build_tcp(uint8_t *f, const struct th_seg *s)
 	return n + thl + s->payload_len;
 }
 
+/* ---------- ARP, UDP, ICMP and fragment builders ---------- */
+
+static const uint8_t th_mac_bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+/* An IPv4 description with the usual fields: peer -> self, protocol proto, no fragmentation. */
+static struct th_ip th_ip_default(uint8_t proto)
+{
+	struct th_ip d;
+	memset(&d, 0, sizeof(d));
+	d.src = TH_IP_PEER;
+	d.dst = TH_IP_SELF;
+	d.proto = proto;
+	d.id = 0x1234;
+	return d;
+}
+
+/* Recomputes the header checksum of an IPv4 header a test has patched. */
+static void th_ip4_fix_csum(uint8_t *ip)
+{
+	uint32_t hl = (uint32_t) (ip[0] & 15) * 4;
+	put16_(ip + 10, 0);
+	put16_(ip + 10, ref_fold(ref_sum(ip, hl, 0)));
+}
+
+/* An ARP message (RFC 826, Ethernet/IPv4) from the peer's MAC, zero-padded
+ * to the 60-byte Ethernet minimum; returns 60 (the message itself is 42 B). */
+static uint32_t th_build_arp(uint8_t *f, const uint8_t *eth_dst, uint16_t op, const uint8_t *sha, uint32_t spa,
+			     const uint8_t *tha, uint32_t tpa)
+{
+	uint32_t n = th_eth(f, eth_dst, th_mac_peer, 0x0806);
+	memset(f + n, 0, 60 - n);
+	put16_(f + n, 1);
+	put16_(f + n + 2, 0x0800);
+	f[n + 4] = 6;
+	f[n + 5] = 4;
+	put16_(f + n + 6, op);
+	memcpy(f + n + 8, sha, 6);
+	put32_(f + n + 14, spa);
+	memcpy(f + n + 18, tha, 6);
+	put32_(f + n + 24, tpa);
+	return 60;
+}
+
+/* UDP header and payload at u, with the checksum over src/dst; returns 8 + len. */
+static uint32_t th_udp(uint8_t *u, uint32_t src, uint32_t dst, uint16_t sport, uint16_t dport, const uint8_t *payload, uint32_t len)
+{
+	uint8_t pseudo[20];
+	put16_(u, sport);
+	put16_(u + 2, dport);
+	put16_(u + 4, (uint16_t) (8 + len));
+	put16_(u + 6, 0);
+	if (len)
+		memcpy(u + 8, payload, len);
+	put32_(pseudo + 12, src); /* ref_l4_csum reads the addresses at offset 12 of an IP header */
+	put32_(pseudo + 16, dst);
+	{
+		uint16_t c = ref_l4_csum(pseudo, 17, u, 8 + len);
+		put16_(u + 6, c ? c : 0xffff);
+	}
+	return 8 + len;
+}
+
+/* An ICMP message at m: type, code, the id/seq word, payload; checksum computed; returns 8 + len. */
+static uint32_t th_icmp(uint8_t *m, uint8_t type, uint8_t code, uint16_t id, uint16_t seq, const uint8_t *payload, uint32_t len)
+{
+	m[0] = type;
+	m[1] = code;
+	put16_(m + 2, 0);
+	put16_(m + 4, id);
+	put16_(m + 6, seq);
+	if (len)
+		memcpy(m + 8, payload, len);
+	put16_(m + 2, ref_fold(ref_sum(m, 8 + len, 0)));
+	return 8 + len;
+}
+
+/* A frame (peer -> self MAC) carrying one IPv4 datagram: header from d, then l4_len bytes of l4. */
+static uint32_t th_build_ip4(uint8_t *f, const struct th_ip *d, const uint8_t *l4, uint32_t l4_len)
+{
+	uint32_t n = th_eth(f, th_mac_self, th_mac_peer, 0x0800);
+	n += th_ip4(f + n, d, l4_len);
+	memcpy(f + n, l4, l4_len);
+	return n + l4_len;
+}
+
+/* One fragment of the datagram whose L4 bytes are l4: bytes [off, off + len),
+ * MF when more; the DF bit of d->frag is kept.  Returns the frame length. */
+static uint32_t th_build_frag(uint8_t *f, const struct th_ip *d, const uint8_t *l4, uint32_t off, uint32_t len, int more)
+{
+	struct th_ip fd = *d;
+	fd.frag = (uint16_t) ((d->frag & 0x4000) | (more ? 0x2000 : 0) | ((off / 8) & 0x1fff));
+	return th_build_ip4(f, &fd, l4 + off, len);
+}
+
+/* A received packet holding a copy of frame (set flags such as rx_csum_bad before th_run_pkt). */
+static struct th_pkt *th_pkt_from(const uint8_t *frame, uint32_t len)
+{
+	struct th_pkt *p = th_pkt_new();
+	memcpy(p->data, frame, len);
+	p->len = (uint16_t) len;
+	return p;
+}
+
+/* Runs the stack with one packet the test prepared. */
+static void th_run_pkt(struct th_host *h, struct th_pkt *p)
+{
+	void *pkts[1];
+	pkts[0] = p;
+	iip_run(h->ws, h->mac, h->ip_be, pkts, 1, &h->next_us, h->opaque);
+}
+
+/* Copies the IP payload of a fragment the stack sent into buf at its
+ * fragment offset; returns the offset of its end. */
+static uint32_t th_frag_place(const struct th_frame *fr, uint8_t *buf)
+{
+	const uint8_t *ip = fr->data + 14;
+	uint32_t hl = (uint32_t) (ip[0] & 15) * 4, len = be16_(ip + 2) - hl;
+	uint32_t off = (uint32_t) (be16_(ip + 6) & 0x1fff) * 8;
+	memcpy(buf + off, ip + hl, len);
+	return off + len;
+}
+
 /* ---------- parsing what the stack sent ---------- */
 
 struct th_parsed {
