@@ -66,7 +66,9 @@ static void __iip_arp_input(struct iip_workspace *ws, uint8_t mac[], uint32_t ip
 	if (len < l2_len + sizeof(struct iip_arp_hdr))
 		goto malformed;
 	arp = PB_ARP(pkt);
-	if (arp->proto_be != __iip_htons(IIP_ETHERTYPE_IP4) || arp->lproto != 4
+	/* RFC 826: "Do I have the hardware type in ar$hrd?" -- we send Ethernet (1) only */
+	if (arp->hw_be != __iip_htons(IIP_ARP_HW_ETHERNET)
+			|| arp->proto_be != __iip_htons(IIP_ETHERTYPE_IP4) || arp->lproto != 4
 			|| arp->lhw != alen || alen > IIP_CONF_L2ADDR_LEN_MAX || alen == 0
 			|| len < l2_len + sizeof(struct iip_arp_hdr) + 2 * (uint32_t) arp->lhw + 8)
 		goto malformed;
