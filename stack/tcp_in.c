@@ -79,14 +79,14 @@ static void __iip_tcp_ooo_drain(struct iip_workspace *ws, struct iip_tcp_conn *c
 {
 	struct iip_pb *pb;
 	while ((pb = c->ooo.head) && __iip_seq_le(pb->seq, c->rcv_nxt) && !c->fin_rcvd) {
-		uint32_t end = pb->seq + pb->len;
+		uint32_t seq = pb->seq, end = pb->seq + pb->len;
 		void *pkt = pb->pkt;
 		uint8_t fin = pb->fin;
 		__iip_q_remove(&c->ooo, pb);
 		pb->pkt = NULL;
 		__iip_pb_put(ws, pb);
 		if (__iip_seq_gt(end, c->rcv_nxt) || (fin && end == c->rcv_nxt)) {
-			uint32_t head_off = c->rcv_nxt - (end - pb->len);
+			uint32_t head_off = c->rcv_nxt - seq;
 			c->rcv_nxt = end;
 			__iip_tcp_deliver(ws, c, pkt, head_off, 0, opaque);
 			if (fin)
@@ -313,10 +313,9 @@ static uint8_t __iip_tcp_ack_in(struct iip_workspace *ws, struct iip_tcp_conn *c
 		if (!c->in_recovery) {
 			uint8_t lost = c->dupacks >= 3
 				|| (c->opt_sack && __iip_tcp_sacked_bytes(c) > 3U * c->snd_mss);
-			/* RFC 6582 4.1: no new recovery for losses of the previous window */
-			if (lost && __iip_seq_gt(c->snd_una, c->recover - 1) )
-				__iip_tcp_enter_recovery(ws, c, opaque);
-			else if (lost && c->recover == c->snd_una)
+			/* RFC 6582 3.2 step 1: no new recovery while the duplicate ACKs
+			 * are for data sent before the previous recovery began */
+			if (lost && __iip_seq_ge(c->snd_una, c->recover))
 				__iip_tcp_enter_recovery(ws, c, opaque);
 		} else if (!c->opt_sack)
 			c->cwnd += c->snd_mss; /* RFC 5681 3.2 step 4: inflate */
@@ -409,6 +408,23 @@ static void __iip_tcp_sync_input(struct iip_workspace *ws, struct iip_tcp_conn *
 {
 	uint32_t rcv_wnd = __iip_seq_gt(c->rcv_adv, c->rcv_nxt) ? c->rcv_adv - c->rcv_nxt : 0;
 	uint8_t acceptable;
+	/*
+	 * SYN-RECEIVED and the peer's SYN again (its sequence number lies just
+	 * below RCV.NXT, so the window check would only ACK it): a retransmitted
+	 * SYN means our SYN-ACK was lost, so it is sent again; a SYN,ACK that
+	 * acknowledges our SYN is the other half of a simultaneous open (RFC
+	 * 9293 3.5 fig. 8, line 6) and is processed as its ACK.
+	 */
+	if (c->state == IIP_TCP_STATE_SYN_RECEIVED && (s->flags & (IIP_TCP_FLAG_SYN | IIP_TCP_FLAG_RST)) == IIP_TCP_FLAG_SYN
+			&& s->seq == c->irs) {
+		if (!(s->flags & IIP_TCP_FLAG_ACK) || s->ack != c->snd_max) {
+			__iip_tcp_xmit(ws, c, c->iss, 0, IIP_TCP_FLAG_SYN | IIP_TCP_FLAG_ACK, opaque);
+			goto drop;
+		}
+		s->flags &= (uint8_t) ~IIP_TCP_FLAG_SYN;
+		s->seq++;
+		s->seg_len--;
+	}
 	/* PAWS (RFC 7323 5.3): old timestamps mark old duplicates */
 	if (c->opt_ts && s->opts.has_ts && !(s->flags & IIP_TCP_FLAG_RST)
 			&& __iip_seq_lt(s->opts.ts_val, c->ts_recent)
@@ -457,11 +473,6 @@ static void __iip_tcp_sync_input(struct iip_workspace *ws, struct iip_tcp_conn *
 	}
 	/* fourth: SYN in a synchronized state (RFC 5961 4.2) */
 	if (s->flags & IIP_TCP_FLAG_SYN) {
-		if (c->state == IIP_TCP_STATE_SYN_RECEIVED && s->seq == c->irs) {
-			/* our SYN-ACK was lost: send it again */
-			__iip_tcp_xmit(ws, c, c->iss, 0, IIP_TCP_FLAG_SYN | IIP_TCP_FLAG_ACK, opaque);
-			goto drop;
-		}
 		__iip_tcp_challenge_ack(ws, c, opaque);
 		goto drop;
 	}
