@@ -38,7 +38,7 @@ static __iip_unused_fn uint16_t iip_tcp_connect(void *context, uint8_t local_mac
 	c->active_open = 1;
 	c->app_notified = 1; /* a failure is reported through iip_ops_tcp_closed */
 	c->iss = __iip_tcp_isn(ws, local_ip4_be, local_port_be, peer_ip4_be, peer_port_be);
-	c->snd_una = c->iss;
+	c->snd_una = c->recover = c->iss;
 	c->snd_nxt = c->snd_max = c->snd_queued = c->iss + 1;
 	c->state = IIP_TCP_STATE_SYN_SENT;
 	c->rtt_timing = 1;

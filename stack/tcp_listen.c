@@ -71,7 +71,7 @@ static void __iip_tcp_listen_input(struct iip_workspace *ws, uint8_t mac[], stru
 			c->syn_cookie = 1;
 			c->rcv_wscale = 0;
 			c->iss = s->ack - 1;
-			c->snd_una = c->iss;
+			c->snd_una = c->recover = c->iss;
 			c->snd_nxt = c->snd_max = c->snd_queued = s->ack;
 			c->irs = s->seq - 1;
 			c->rcv_nxt = s->seq;
@@ -142,7 +142,7 @@ static void __iip_tcp_listen_input(struct iip_workspace *ws, uint8_t mac[], stru
 	if (c->snd_mss < 64)
 		c->snd_mss = 64;
 	c->iss = __iip_tcp_isn(ws, c->local_ip4_be, c->local_port_be, c->peer_ip4_be, c->peer_port_be);
-	c->snd_una = c->iss;
+	c->snd_una = c->recover = c->iss;
 	c->snd_nxt = c->snd_max = c->snd_queued = c->iss + 1;
 	c->snd_wnd = s->win;
 	__iip_tcp_cc_init(c);
