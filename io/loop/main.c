@@ -459,7 +459,7 @@ static int loop_parse_options(int n, char *const *argv, struct loop_conf *c)
 		case 'g': if (loop_parse_u64(optarg, 0, 1u << 16, &v)) return loop_bad_option(prog, opt, optarg, "0..65536"); c->nbig = (uint32_t) v; break;
 		case 'c': if (loop_parse_u64(optarg, 1, 1u << 22, &v)) return loop_bad_option(prog, opt, optarg, "1..4194304"); c->nconn = (uint32_t) v; break;
 		case 'p': if (loop_parse_u64(optarg, 16, 1u << 24, &v)) return loop_bad_option(prog, opt, optarg, "16..16777216"); c->npb = (uint32_t) v; break;
-		case 'q': if (loop_parse_u64(optarg, 1, 65536, &v)) return loop_bad_option(prog, opt, optarg, "1..65536"); c->batch = (uint32_t) v; break;
+		case 'q': if (loop_parse_u64(optarg, 1, 65535, &v)) return loop_bad_option(prog, opt, optarg, "1..65535 (iip_run takes a 16-bit count)"); c->batch = (uint32_t) v; break;
 		case 'h': loop_usage(stdout, prog); exit(0);
 		case ':':
 			fprintf(stderr, "%s: option -%c needs a value\n", prog, optopt);
