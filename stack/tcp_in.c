@@ -447,6 +447,10 @@ static void __iip_tcp_sync_input(struct iip_workspace *ws, struct iip_tcp_conn *
 		IIP_STATS_INC(ws, rx_tcp_bad_seq);
 		c->ack_now = 1;
 		__iip_tcp_schedule_output(ws, c, opaque);
+		/* RFC 9293 3.10.7.4: in TIME-WAIT, the peer's retransmitted FIN
+		 * (it ends at RCV.NXT) is acknowledged and restarts the 2 MSL wait */
+		if (c->state == IIP_TCP_STATE_TIME_WAIT && (s->flags & IIP_TCP_FLAG_FIN) && s->seq + s->seg_len == c->rcv_nxt)
+			__iip_tcp_timer_set(ws, c, IIP_TCP_TIMER_CLOSE, &c->t_close, 2 * IIP_CONF_TCP_MSL_MS);
 		/* a zero window still takes valid ACKs (RFC 9293 3.10.7.4) */
 		if (!(rcv_wnd == 0 && s->seq == c->rcv_nxt && (s->flags & IIP_TCP_FLAG_ACK)
 				&& c->state != IIP_TCP_STATE_SYN_RECEIVED))
