@@ -284,6 +284,7 @@ static uint8_t __iip_tcp_ack_in(struct iip_workspace *ws, struct iip_tcp_conn *c
 		/* acknowledges something not yet sent: ACK and drop */
 		IIP_STATS_INC(ws, rx_tcp_bad_ack);
 		c->ack_now = 1;
+		__iip_tcp_schedule_output(ws, c, opaque);
 		return 1;
 	}
 	if (__iip_seq_lt(s->ack, c->snd_una - c->max_snd_wnd)) {
