@@ -492,27 +492,39 @@ static void loop_ip_str(uint32_t ip4_be, char *buf, size_t n)
 	inet_ntop(AF_INET, &a, buf, (socklen_t) n);
 }
 
+static void loop_features_str(uint32_t f, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s%s%s", (f & LOOP_F_SG) ? ",sg" : "", (f & LOOP_F_TSO) ? ",tso" : "",
+		 (f & LOOP_F_CSUM) ? ",csum" : "", (f & LOOP_F_LRO) ? ",lro" : "");
+	if (!buf[0])
+		snprintf(buf, n, ",none");
+}
+
 static void loop_print_conf(const struct loop_conf *c)
 {
-	char ip[INET_ADDRSTRLEN];
+	char ip[INET_ADDRSTRLEN], feat[32];
 	uint16_t i;
+	loop_features_str(c->features, feat, sizeof(feat));
 	printf("loop: %u hosts (", c->nhosts);
 	for (i = 0; i < c->nhosts; i++) {
 		loop_ip_str(loop.hosts[i].ip4_be, ip, sizeof(ip));
 		printf("%s%s", i ? " " : "", ip);
 	}
-	printf("), mtu %u, features %s%s%s%s%s, loss %g dup %g reorder %g corrupt %g, delay %llu us, bw ",
-	       c->mtu, c->features ? "" : "none", (c->features & LOOP_F_SG) ? "sg," : "",
-	       (c->features & LOOP_F_TSO) ? "tso," : "", (c->features & LOOP_F_CSUM) ? "csum," : "",
-	       (c->features & LOOP_F_LRO) ? "lro," : "", c->link.loss, c->link.duplicate, c->link.reorder,
-	       c->link.corrupt, (unsigned long long) (c->link.delay_ns / 1000));
+	printf("), mtu %u, features %s, loss %g dup %g reorder %g (hold %llu us) corrupt %g, delay %llu us, bw ",
+	       c->mtu, feat + 1, c->link.loss, c->link.duplicate, c->link.reorder,
+	       (unsigned long long) (c->link.reorder_hold_ns / 1000), c->link.corrupt,
+	       (unsigned long long) (c->link.delay_ns / 1000));
 	if (c->link.bandwidth_bps)
 		printf("%llu Mb/s", (unsigned long long) (c->link.bandwidth_bps / 1000000));
 	else
 		printf("infinite");
-	printf(", seed %llu, %s clock, stop %gs, pcap %s, per host: %u bufs + %u big, %u conns, %u pbs\n",
-	       (unsigned long long) c->seed, c->virtual_clock ? "virtual" : "real", c->hard_stop_s,
-	       c->pcap_path ? c->pcap_path : "off", c->nbufs, c->nbig, c->nconn, c->npb);
+	printf(", seed %llu, %s clock, hard stop ", (unsigned long long) c->seed, c->virtual_clock ? "virtual" : "real");
+	if (c->hard_stop_s > 0)
+		printf("%gs", c->hard_stop_s);
+	else
+		printf("none");
+	printf(", pcap %s, per host: %u bufs + %u big, %u conns, %u pbs, ring %u\n",
+	       c->pcap_path ? c->pcap_path : "off", c->nbufs, c->nbig, c->nconn, c->npb, c->batch);
 	fflush(stdout);
 }
 
