@@ -79,6 +79,10 @@ static void __iip_ip4_reasm_input(struct iip_workspace *ws, uint8_t mac[], uint3
 	if (!more) {
 		if (r->total_len && r->total_len != off + len)
 			goto bad;
+		/* bytes already held past this end contradict it (and would let
+		 * "received == total_len" pass with a hole) */
+		if (r->frags.tail && r->frags.tail->off + r->frags.tail->len > off + len)
+			goto bad;
 		r->total_len = off + len;
 	}
 	if (r->total_len && off + len > r->total_len)
