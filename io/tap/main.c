@@ -1,0 +1,922 @@
+/*
+ * io/tap/main.c — the tap backend: the stack talks to the Linux kernel
+ * through a TAP device (an Ethernet interface whose "wire" is a file
+ * descriptor). Useful for trying an application against the host's own
+ * tools (ping, curl) without any special hardware.
+ *
+ * Command line (COMPAT.md section 3):
+ *   app -i TAP -a IP[/PREFIX] [-M MAC] [-k IP/PREFIX] [-l CORES] [-e MS]
+ *       [-F FEATURES] [-m MTU] [-b N] [-c N] [-p N] [-q N] -- [app options]
+ *
+ * One thread per core of -l; with more than one, the tap is opened with
+ * IFF_MULTI_QUEUE and every thread owns one queue, one stack workspace and
+ * one packet pool (no locks anywhere). A steering program (steer.h) makes
+ * the kernel's choice of queue a function helper_ip4_get_connection_affinity
+ * can compute.
+ *
+ * Each thread loops: read a batch of frames (non-blocking), iip_run,
+ * __app_loop, write what was pushed, then wait for the tap to become
+ * readable for at most min(next_us, -e MS) (-e 0: never wait, busy poll).
+ *
+ * Offloads (-F): with csum, tso or lro the tap is opened with IFF_VNET_HDR
+ * and every frame carries a virtio-net header (vnet.h); sg needs nothing
+ * from the kernel (frames are written with writev).
+ *
+ * This file is included into the application's translation unit after the
+ * stack; it needs libc and pthreads.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_tun.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "../common/pkt.h"
+#include "../common/pkt_offload.h"
+#include "../common/corelist.h"
+#include "vnet.h"
+#include "steer.h"
+
+/* the application's side of the contract (COMPAT.md section 3) */
+static void *__app_init(int argc, char *const *argv);
+static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque);
+static void __app_loop(void *workspace, uint8_t mac[], uint32_t ip4_be, uint32_t *next_us, void *opaque);
+static uint8_t __app_should_stop(void *opaque);
+static void __app_exit(void *app_global);
+
+#define TAP_MAX_THREADS 64
+#define TAP_MAX_RX_SEGS 40          /* 64 KiB GSO frame in buffers of >= 2 KiB */
+#define TAP_MAX_WAIT_US 100000      /* wake at least every 100 ms to see signals */
+
+#define TAP_F_SG   (1u << 0)
+#define TAP_F_CSUM (1u << 1)
+#define TAP_F_TSO  (1u << 2)
+#define TAP_F_LRO  (1u << 3)
+
+struct tap_thread {
+	uint16_t index, core;
+	int fd;
+	pthread_t th;
+	void *workspace, *conns, *pbs;
+	struct io_pkt_pool pool;
+	void *opaque[3];            /* [0] this thread, [1] app global, [2] app thread */
+	struct io_pkt **tx;         /* pushed, waiting for flush */
+	uint32_t ntx;
+	struct io_pkt **rx;         /* read, waiting for iip_run */
+	struct io_pkt *spare[TAP_MAX_RX_SEGS]; /* buffers ready for the next read */
+	uint32_t nspare;
+	struct tap_vnet_stats vnet;
+	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
+	uint64_t rx_drop_nobuf, rx_drop_error, tx_drop_error, loops;
+};
+
+struct tap_conf {
+	char ifname[IFNAMSIZ];
+	uint32_t ip4_be;
+	int prefix;
+	uint8_t mac[6];
+	int mac_set;
+	uint32_t kernel_ip4_be;
+	int kernel_prefix;          /* -1: -k not given */
+	struct io_corelist cores;
+	uint32_t wait_ms;
+	uint32_t features;
+	uint16_t mtu;               /* 0: the device's */
+	uint32_t nbufs, nconn, npb, batch;
+};
+
+static struct {
+	struct tap_conf conf;
+	struct tap_thread *threads;
+	uint16_t nthreads;
+	int vnet_hdr;
+	void *app_global;
+	volatile sig_atomic_t stop;
+} tap;
+
+#define IO_PKT_POOL_OF(opaque) (&((struct tap_thread *) ((void **) (opaque))[0])->pool)
+#include "../common/pkt_ops.h"
+#include "../common/eth_ops.h"
+
+static struct tap_thread *tap_thread_of(void *opaque)
+{
+	return (struct tap_thread *) ((void **) opaque)[0];
+}
+
+/* ---- clock ------------------------------------------------------------------ */
+
+static uint64_t tap_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+#ifdef APP_IIP_OPS_UTIL_NOW_NS_NONE
+static void iip_ops_util_now_ns(uint32_t t[3], void *opaque)
+{
+	uint64_t now = tap_now_ns(), s = now / 1000000000ull;
+	(void) opaque;
+	t[0] = (uint32_t) (s >> 32);
+	t[1] = (uint32_t) s;
+	t[2] = (uint32_t) (now % 1000000000ull);
+}
+#endif
+
+/* ---- L2 and NIC callbacks ---------------------------------------------------- */
+
+/* the tap hands us what the kernel sends out of it: frames for other MACs
+ * (a bridge floods unknown destinations) are not ours */
+static uint8_t iip_ops_l2_skip(void *pkt, void *opaque)
+{
+	const uint8_t *dst = ((struct io_pkt *) pkt)->data;
+	(void) opaque;
+	if (((struct io_pkt *) pkt)->len < 14)
+		return 1;
+	return !(dst[0] & 1) && memcmp(dst, tap.conf.mac, 6) != 0;
+}
+
+static uint8_t tap_feature(uint32_t f)
+{
+	return (tap.conf.features & f) ? 1 : 0;
+}
+
+/* virtio-net has no IPv4 header checksum offload: the stack does it */
+static uint8_t iip_ops_nic_feature_offload_tx_scatter_gather(void *opaque) { (void) opaque; return tap_feature(TAP_F_SG); }
+static uint8_t iip_ops_nic_feature_offload_ip4_rx_checksum(void *opaque) { (void) opaque; return 0; }
+static uint8_t iip_ops_nic_feature_offload_ip4_tx_checksum(void *opaque) { (void) opaque; return 0; }
+static uint8_t iip_ops_nic_feature_offload_tcp_rx_checksum(void *opaque) { (void) opaque; return tap_feature(TAP_F_CSUM); }
+static uint8_t iip_ops_nic_feature_offload_tcp_tx_checksum(void *opaque) { (void) opaque; return tap_feature(TAP_F_CSUM); }
+static uint8_t iip_ops_nic_feature_offload_tcp_tx_tso(void *opaque) { (void) opaque; return tap_feature(TAP_F_TSO); }
+static uint8_t iip_ops_nic_feature_offload_udp_rx_checksum(void *opaque) { (void) opaque; return tap_feature(TAP_F_CSUM); }
+static uint8_t iip_ops_nic_feature_offload_udp_tx_checksum(void *opaque) { (void) opaque; return tap_feature(TAP_F_CSUM); }
+static uint8_t iip_ops_nic_feature_offload_udp_tx_tso(void *opaque) { (void) opaque; return 0; }
+
+/* the thread whose queue the kernel hands this flow to (steer.h) */
+static uint16_t helper_ip4_get_connection_affinity(uint16_t protocol, uint32_t local_ip4_be, uint16_t local_port_be,
+						   uint32_t peer_ip4_be, uint16_t peer_port_be, void *opaque)
+{
+	(void) opaque;
+	return tap_steer_queue(protocol, local_ip4_be, local_port_be, peer_ip4_be, peer_port_be, tap.nthreads);
+}
+
+/* ---- transmit ------------------------------------------------------------------ */
+
+static void tap_write_frame(struct tap_thread *t, struct io_pkt *frame)
+{
+	struct iovec iov[1 + 64];
+	struct virtio_net_hdr vh;
+	struct io_pkt *s;
+	int n = 0;
+	ssize_t len = 0, w;
+	if (tap.vnet_hdr) {
+		if (tap_vnet_tx_fill(&vh, frame, tap.conf.mtu, &t->vnet)) {
+			t->tx_drop_error++;
+			return;
+		}
+		iov[n].iov_base = &vh;
+		iov[n++].iov_len = sizeof(vh);
+	}
+	for (s = frame; s; s = s->next) {
+		if (n == (int) (sizeof(iov) / sizeof(iov[0]))) {
+			t->tx_drop_error++;
+			return;
+		}
+		iov[n].iov_base = s->data;
+		iov[n++].iov_len = s->len;
+		len += s->len;
+	}
+	w = writev(t->fd, iov, n);
+	if (w < 0) { /* EIO: the interface is down; anything else: dropped too */
+		t->tx_drop_error++;
+		return;
+	}
+	t->tx_frames++;
+	t->tx_bytes += (uint64_t) len;
+}
+
+/* the kernel copies on write, so the stack's packets are freed right away
+ * (it keeps its own clones for retransmission) */
+static void iip_ops_l2_flush(void *opaque)
+{
+	struct tap_thread *t = tap_thread_of(opaque);
+	uint32_t i;
+	for (i = 0; i < t->ntx; i++) {
+		tap_write_frame(t, t->tx[i]);
+		io_pkt_free(t->tx[i]);
+	}
+	t->ntx = 0;
+}
+
+static void iip_ops_l2_push(void *pkt, void *opaque)
+{
+	struct tap_thread *t = tap_thread_of(opaque);
+	if (t->ntx == tap.conf.batch)
+		iip_ops_l2_flush(opaque);
+	t->tx[t->ntx++] = (struct io_pkt *) pkt;
+}
+
+/* ---- receive ------------------------------------------------------------------- */
+
+/* segments one read may fill: one frame of MTU size, or a 64 KiB GSO frame */
+static uint32_t tap_rx_segs_needed(const struct tap_thread *t)
+{
+	uint32_t room = t->pool.cls[IO_PKT_CLASS_NORMAL].size - IO_PKT_ALIGN_PAD;
+	uint32_t max_frame = (tap.conf.features & TAP_F_LRO) ? 65550u : tap.conf.mtu + 14u;
+	uint32_t n = (max_frame + room - 1) / room;
+	return n > TAP_MAX_RX_SEGS ? TAP_MAX_RX_SEGS : n;
+}
+
+/*
+ * Reads one frame into the spare buffers (chained when it is larger than
+ * one). Returns 1 with *out set, 0 when nothing is waiting, -1 when no
+ * buffer is free (the frame stays in the kernel's queue).
+ */
+static int tap_read_frame(struct tap_thread *t, struct io_pkt **out)
+{
+	struct iovec iov[1 + TAP_MAX_RX_SEGS];
+	struct virtio_net_hdr vh;
+	uint32_t need = tap_rx_segs_needed(t), i, used;
+	int n = 0;
+	ssize_t r;
+	size_t left;
+	while (t->nspare < need) {
+		struct io_pkt *p = io_pkt_alloc(&t->pool);
+		if (!p)
+			return -1;
+		t->spare[t->nspare++] = p;
+	}
+	if (tap.vnet_hdr) {
+		iov[n].iov_base = &vh;
+		iov[n++].iov_len = sizeof(vh);
+	}
+	for (i = 0; i < need; i++) {
+		iov[n].iov_base = t->spare[i]->data;
+		iov[n++].iov_len = io_pkt_room(t->spare[i]);
+	}
+	r = readv(t->fd, iov, n);
+	if (r < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			t->rx_drop_error++;
+		return 0;
+	}
+	if (tap.vnet_hdr) {
+		if (r < (ssize_t) sizeof(vh)) {
+			t->rx_drop_error++;
+			return 0;
+		}
+		r -= (ssize_t) sizeof(vh);
+	}
+	if (r < 14) {
+		t->rx_drop_error++;
+		return 0;
+	}
+	/* hand over the buffers that got bytes, chained in order */
+	left = (size_t) r;
+	for (used = 0; left; used++) {
+		uint32_t room = io_pkt_room(t->spare[used]);
+		uint32_t k = left < room ? (uint32_t) left : room;
+		io_pkt_set_len(t->spare[used], k);
+		t->spare[used]->flags = 0;
+		if (used)
+			t->spare[used - 1]->next = t->spare[used];
+		left -= k;
+	}
+	t->spare[used - 1]->next = NULL;
+	*out = t->spare[0];
+	memmove(t->spare, t->spare + used, (t->nspare - used) * sizeof(t->spare[0]));
+	t->nspare -= used;
+	if (tap.vnet_hdr)
+		tap_vnet_rx_note(&vh, *out, &t->vnet);
+	t->rx_frames++;
+	t->rx_bytes += (uint64_t) r;
+	return 1;
+}
+
+static uint16_t tap_rx_burst(struct tap_thread *t)
+{
+	uint16_t n = 0;
+	while (n < tap.conf.batch) {
+		int r = tap_read_frame(t, &t->rx[n]);
+		if (r < 0) {
+			t->rx_drop_nobuf++;
+			break;
+		}
+		if (r == 0)
+			break;
+		n++;
+	}
+	return n;
+}
+
+/* ---- the thread ------------------------------------------------------------------ */
+
+static void tap_wait(struct tap_thread *t, uint32_t next_us)
+{
+	uint64_t us = next_us;
+	struct pollfd pfd;
+	struct timespec ts;
+	if (!tap.conf.wait_ms || !next_us)
+		return; /* busy poll, or the stack wants to run again now */
+	if (us > (uint64_t) tap.conf.wait_ms * 1000u)
+		us = (uint64_t) tap.conf.wait_ms * 1000u;
+	if (us > TAP_MAX_WAIT_US)
+		us = TAP_MAX_WAIT_US;
+	pfd.fd = t->fd;
+	pfd.events = POLLIN;
+	ts.tv_sec = 0;
+	ts.tv_nsec = (long) (us * 1000u);
+	ppoll(&pfd, 1, &ts, NULL);
+}
+
+static void *tap_thread_main(void *arg)
+{
+	struct tap_thread *t = arg;
+	const struct tap_conf *c = &tap.conf;
+	uint8_t mac[6];
+	memcpy(mac, c->mac, 6);
+	t->opaque[2] = __app_thread_init(t->workspace, t->index, t->opaque); /* the thread index, as seed 003 passes it */
+	while (!tap.stop && !__app_should_stop(t->opaque)) {
+		uint32_t next_us = 1000000;
+		uint16_t n = tap_rx_burst(t);
+		iip_run(t->workspace, mac, c->ip4_be, (void **) t->rx, n, &next_us, t->opaque);
+		__app_loop(t->workspace, mac, c->ip4_be, &next_us, t->opaque);
+		iip_ops_l2_flush(t->opaque);
+		t->loops++;
+		if (!n)
+			tap_wait(t, next_us);
+	}
+	return NULL;
+}
+
+/* ---- options ------------------------------------------------------------------------ */
+
+static void tap_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+		"usage: %s -i TAP -a IP[/PREFIX] [tap options] -- [app options]\n"
+		"  -i TAP       tap device to open, created if missing (needs CAP_NET_ADMIN)\n"
+		"  -a IP[/LEN]  the stack's IPv4 address\n"
+		"  -M MAC       the stack's MAC (default: random, locally administered)\n"
+		"  -k IP/LEN    give the kernel side of the tap this address and bring it up\n"
+		"               (without -k nothing is configured on the Linux side)\n"
+		"  -l CORES     one thread (and one tap queue) per core, e.g. 0 or 0-1 (default 0)\n"
+		"  -e MS        longest wait for frames when idle; 0 = busy poll (default 10)\n"
+		"  -F LIST      offloads: comma list of sg,csum,tso,lro or none (default none);\n"
+		"               csum/tso/lro use the virtio-net header (IFF_VNET_HDR)\n"
+		"  -m MTU       IP MTU (default: the device's; with -k also set on the device)\n"
+		"  -b N         packet buffers per thread (default 16384)\n"
+		"  -c N         TCP connections per thread (default 4096)\n"
+		"  -p N         stack packet wrappers per thread (default 65536)\n"
+		"  -q N         rx/tx batch (default 256)\n"
+		"  -h           this help\n",
+		prog);
+}
+
+static int tap_bad(const char *prog, int opt, const char *arg, const char *why)
+{
+	fprintf(stderr, "%s: invalid -%c '%s': %s\n", prog, opt, arg ? arg : "", why);
+	tap_usage(stderr, prog);
+	return -1;
+}
+
+static int tap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long long v;
+	if (*s == '-' || *s == '\0')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = (uint32_t) v;
+	return 0;
+}
+
+/* "A.B.C.D" or "A.B.C.D/LEN"; *prefix = -1 when no length is given */
+static int tap_parse_ip_prefix(const char *s, uint32_t *ip_be, int *prefix)
+{
+	char buf[32], *slash;
+	struct in_addr a;
+	uint32_t len;
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	*prefix = -1;
+	slash = strchr(buf, '/');
+	if (slash) {
+		*slash = '\0';
+		if (tap_parse_u32(slash + 1, 0, 32, &len))
+			return -1;
+		*prefix = (int) len;
+	}
+	if (inet_pton(AF_INET, buf, &a) != 1)
+		return -1;
+	*ip_be = a.s_addr;
+	return 0;
+}
+
+static int tap_parse_mac(const char *s, uint8_t mac[6])
+{
+	unsigned v[6];
+	char extra;
+	int i;
+	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &extra) != 6)
+		return -1;
+	for (i = 0; i < 6; i++) {
+		if (v[i] > 0xff)
+			return -1;
+		mac[i] = (uint8_t) v[i];
+	}
+	if (mac[0] & 1)
+		return -1; /* multicast: not an interface address */
+	return 0;
+}
+
+static int tap_parse_features(const char *s, uint32_t *out)
+{
+	char buf[128], *tok, *save = NULL;
+	uint32_t f = 0;
+	if (strlen(s) >= sizeof(buf))
+		return -1;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "sg")) f |= TAP_F_SG;
+		else if (!strcmp(tok, "csum")) f |= TAP_F_CSUM;
+		else if (!strcmp(tok, "tso")) f |= TAP_F_TSO;
+		else if (!strcmp(tok, "lro")) f |= TAP_F_LRO;
+		else if (strcmp(tok, "none")) return -1;
+	}
+	*out = f;
+	return 0;
+}
+
+static int tap_parse_options(int n, char *const *argv, struct tap_conf *c)
+{
+	const char *prog = argv[0];
+	char err[256];
+	uint32_t v;
+	int opt, have_ip = 0;
+	memset(c, 0, sizeof(*c));
+	c->kernel_prefix = -1;
+	c->wait_ms = 10;
+	c->nbufs = 16384;
+	c->nconn = 4096;
+	c->npb = 65536;
+	c->batch = 256;
+	c->cores.count = 1;
+	c->cores.cores[0] = 0;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt(n, argv, ":i:a:M:k:l:e:F:m:b:c:p:q:h")) != -1) {
+		switch (opt) {
+		case 'i':
+			if (!optarg[0] || strlen(optarg) >= IFNAMSIZ || strchr(optarg, '/') || strchr(optarg, ' '))
+				return tap_bad(prog, opt, optarg, "an interface name of 1..15 characters");
+			strcpy(c->ifname, optarg);
+			break;
+		case 'a':
+			if (tap_parse_ip_prefix(optarg, &c->ip4_be, &c->prefix))
+				return tap_bad(prog, opt, optarg, "IPv4 address, optionally /PREFIX");
+			have_ip = 1;
+			break;
+		case 'M':
+			if (tap_parse_mac(optarg, c->mac))
+				return tap_bad(prog, opt, optarg, "a unicast MAC such as 02:00:00:00:00:01");
+			c->mac_set = 1;
+			break;
+		case 'k':
+			if (tap_parse_ip_prefix(optarg, &c->kernel_ip4_be, &c->kernel_prefix) || c->kernel_prefix < 0)
+				return tap_bad(prog, opt, optarg, "IPv4 address/PREFIX, e.g. 10.0.0.1/24");
+			break;
+		case 'l':
+			if (io_corelist_parse(optarg, &c->cores, err, sizeof(err)))
+				return tap_bad(prog, opt, optarg, err);
+			if (c->cores.count > TAP_MAX_THREADS)
+				return tap_bad(prog, opt, optarg, "at most 64 cores");
+			break;
+		case 'e':
+			if (tap_parse_u32(optarg, 0, 60000, &c->wait_ms))
+				return tap_bad(prog, opt, optarg, "milliseconds 0..60000");
+			break;
+		case 'F':
+			if (tap_parse_features(optarg, &c->features))
+				return tap_bad(prog, opt, optarg, "comma list of sg,csum,tso,lro or none");
+			break;
+		case 'm':
+			if (tap_parse_u32(optarg, 68, 65000, &v))
+				return tap_bad(prog, opt, optarg, "68..65000");
+			c->mtu = (uint16_t) v;
+			break;
+		case 'b': if (tap_parse_u32(optarg, 256, 1u << 24, &c->nbufs)) return tap_bad(prog, opt, optarg, "256..16777216"); break;
+		case 'c': if (tap_parse_u32(optarg, 1, 1u << 22, &c->nconn)) return tap_bad(prog, opt, optarg, "1..4194304"); break;
+		case 'p': if (tap_parse_u32(optarg, 64, 1u << 24, &c->npb)) return tap_bad(prog, opt, optarg, "64..16777216"); break;
+		case 'q': if (tap_parse_u32(optarg, 1, 4096, &c->batch)) return tap_bad(prog, opt, optarg, "1..4096"); break;
+		case 'h': tap_usage(stdout, prog); exit(0);
+		case ':':
+			fprintf(stderr, "%s: option -%c needs a value\n", prog, optopt);
+			tap_usage(stderr, prog);
+			return -1;
+		default:
+			fprintf(stderr, "%s: unknown option -%c\n", prog, optopt);
+			tap_usage(stderr, prog);
+			return -1;
+		}
+	}
+	if (optind < n) {
+		fprintf(stderr, "%s: unexpected argument '%s' before \"--\"\n", prog, argv[optind]);
+		tap_usage(stderr, prog);
+		return -1;
+	}
+	if (!c->ifname[0] || !have_ip) {
+		fprintf(stderr, "%s: -i TAP and -a IP are required\n", prog);
+		tap_usage(stderr, prog);
+		return -1;
+	}
+	if ((c->features & TAP_F_TSO) && !(c->features & TAP_F_CSUM)) {
+		fprintf(stderr, "%s: -F tso needs csum (segmentation fills the checksums)\n", prog);
+		return -1;
+	}
+	if ((c->features & TAP_F_LRO) && !(c->features & TAP_F_CSUM)) {
+		fprintf(stderr, "%s: -F lro needs csum (the kernel hands large frames with unfinished checksums)\n", prog);
+		return -1;
+	}
+	if (c->kernel_prefix >= 0 && c->kernel_ip4_be == c->ip4_be) {
+		fprintf(stderr, "%s: -k and -a give the same address\n", prog);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- the device --------------------------------------------------------------------- */
+
+/* opens one queue of the tap; prints why it failed */
+static int tap_open_queue(const char *prog, uint16_t q)
+{
+	struct ifreq ifr;
+	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT || errno == ENODEV)
+			fprintf(stderr, "%s: /dev/net/tun is missing (load the tun module: modprobe tun)\n", prog);
+		else if (errno == EACCES || errno == EPERM)
+			fprintf(stderr, "%s: cannot open /dev/net/tun: %s (run as root)\n", prog, strerror(errno));
+		else
+			fprintf(stderr, "%s: cannot open /dev/net/tun: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, tap.conf.ifname);
+	ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
+	if (tap.nthreads > 1)
+		ifr.ifr_flags |= IFF_MULTI_QUEUE;
+	if (tap.vnet_hdr)
+		ifr.ifr_flags |= IFF_VNET_HDR;
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+		int e = errno;
+		if (e == EPERM || e == EACCES)
+			fprintf(stderr, "%s: cannot attach tap %s: %s (needs root or CAP_NET_ADMIN)\n", prog,
+				tap.conf.ifname, strerror(e));
+		else if (e == EBUSY)
+			fprintf(stderr, "%s: tap %s is busy: another process has it open%s\n", prog, tap.conf.ifname,
+				tap.nthreads > 1 ? " (or it exists without IFF_MULTI_QUEUE)" : "");
+		else if (e == EINVAL)
+			fprintf(stderr, "%s: cannot attach %s: %s (is it a tun device, or a tap created with "
+					"other flags, e.g. multi-queue vs single-queue?)\n",
+				prog, tap.conf.ifname, strerror(e));
+		else
+			fprintf(stderr, "%s: cannot attach tap %s (queue %u): %s\n", prog, tap.conf.ifname, q,
+				strerror(e));
+		close(fd);
+		return -1;
+	}
+	if (tap.vnet_hdr) {
+		unsigned off = 0;
+		int hdrsz = (int) sizeof(struct virtio_net_hdr);
+		if (tap.conf.features & TAP_F_CSUM)
+			off |= TUN_F_CSUM;
+		if (tap.conf.features & TAP_F_LRO)
+			off |= TUN_F_TSO4;
+		if (ioctl(fd, TUNSETVNETHDRSZ, &hdrsz) < 0 || ioctl(fd, TUNSETOFFLOAD, off) < 0) {
+			fprintf(stderr, "%s: cannot set the offloads of %s: %s\n", prog, tap.conf.ifname, strerror(errno));
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+static uint32_t tap_prefix_mask_be(int prefix)
+{
+	return htonl(prefix ? 0xffffffffu << (32 - prefix) : 0);
+}
+
+/* -k: address, MTU and "up" on the kernel side, through ioctls */
+static int tap_configure_kernel_side(const char *prog)
+{
+	struct ifreq ifr;
+	struct sockaddr_in *sin = (struct sockaddr_in *) &ifr.ifr_addr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
+	if (s < 0) {
+		fprintf(stderr, "%s: socket: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, tap.conf.ifname);
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = tap.conf.kernel_ip4_be;
+	if (ioctl(s, SIOCSIFADDR, &ifr) < 0)
+		goto fail;
+	sin->sin_addr.s_addr = tap_prefix_mask_be(tap.conf.kernel_prefix);
+	if (ioctl(s, SIOCSIFNETMASK, &ifr) < 0)
+		goto fail;
+	if (tap.conf.mtu) {
+		ifr.ifr_mtu = tap.conf.mtu;
+		if (ioctl(s, SIOCSIFMTU, &ifr) < 0)
+			goto fail;
+	}
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		goto fail;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		goto fail;
+	rc = 0;
+fail:
+	if (rc)
+		fprintf(stderr, "%s: cannot configure the kernel side of %s (-k): %s\n", prog, tap.conf.ifname,
+			strerror(errno));
+	close(s);
+	return rc;
+}
+
+/* the device's MTU and whether it is up, for the banner and the defaults */
+static void tap_query_device(uint16_t *mtu, int *up)
+{
+	struct ifreq ifr;
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	*mtu = 1500;
+	*up = 0;
+	if (s < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, tap.conf.ifname);
+	if (ioctl(s, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu >= 68 && ifr.ifr_mtu <= 65000)
+		*mtu = (uint16_t) ifr.ifr_mtu;
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0)
+		*up = (ifr.ifr_flags & IFF_UP) != 0;
+	close(s);
+}
+
+/* ---- setup and teardown --------------------------------------------------------------- */
+
+static int tap_thread_setup(const char *prog, struct tap_thread *t, uint16_t index)
+{
+	const struct tap_conf *c = &tap.conf;
+	uint32_t bufsize = c->mtu + 14u + IO_PKT_ALIGN_PAD + 64u, i;
+	uint8_t key[16];
+	t->index = index;
+	t->core = c->cores.cores[index];
+	t->opaque[0] = t;
+	t->opaque[1] = tap.app_global;
+	if (bufsize < 2048)
+		bufsize = 2048;
+	if (bufsize > 16384) /* jumbo MTUs: frames are chained over 16 KiB buffers */
+		bufsize = 16384;
+	if (io_pkt_pool_init(&t->pool, c->nbufs * 2u, c->nbufs, bufsize, 0, 0)) {
+		fprintf(stderr, "%s: thread %u: cannot allocate %u packet buffers\n", prog, index, c->nbufs);
+		return -1;
+	}
+	t->workspace = calloc(1, iip_workspace_size());
+	t->conns = calloc(c->nconn, iip_tcp_conn_size());
+	t->pbs = calloc(c->npb, iip_pb_size());
+	t->tx = calloc(c->batch, sizeof(*t->tx));
+	t->rx = calloc(c->batch, sizeof(*t->rx));
+	if (!t->workspace || !t->conns || !t->pbs || !t->tx || !t->rx) {
+		fprintf(stderr, "%s: thread %u: out of memory\n", prog, index);
+		return -1;
+	}
+	for (i = 0; i < c->nconn; i++)
+		iip_add_tcp_conn(t->workspace, (uint8_t *) t->conns + (size_t) i * iip_tcp_conn_size());
+	for (i = 0; i < c->npb; i++)
+		iip_add_pb(t->workspace, (uint8_t *) t->pbs + (size_t) i * iip_pb_size());
+	iip_set_mtu(t->workspace, c->mtu);
+	if (getrandom(key, sizeof(key), 0) != (ssize_t) sizeof(key)) {
+		fprintf(stderr, "%s: getrandom: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	iip_set_isn_secret(t->workspace, key);
+	return 0;
+}
+
+static void tap_thread_teardown(struct tap_thread *t)
+{
+	uint32_t i;
+	for (i = 0; i < t->nspare; i++)
+		io_pkt_free(t->spare[i]);
+	t->nspare = 0;
+	if (t->fd >= 0)
+		close(t->fd);
+	free(t->workspace);
+	free(t->conns);
+	free(t->pbs);
+	free(t->tx);
+	free(t->rx);
+	io_pkt_pool_destroy(&t->pool);
+}
+
+static void tap_on_signal(int sig)
+{
+	(void) sig;
+	tap.stop = 1;
+}
+
+static void tap_print_stats(void)
+{
+	uint16_t i;
+	for (i = 0; i < tap.nthreads; i++) {
+		struct tap_thread *t = &tap.threads[i];
+		char name[64];
+		printf("tap: thread %u (core %u): rx %llu frames %llu bytes, tx %llu frames %llu bytes, "
+		       "dropped: rx-nobuf %llu rx-error %llu tx-error %llu\n",
+		       i, t->core, (unsigned long long) t->rx_frames, (unsigned long long) t->rx_bytes,
+		       (unsigned long long) t->tx_frames, (unsigned long long) t->tx_bytes,
+		       (unsigned long long) t->rx_drop_nobuf, (unsigned long long) t->rx_drop_error,
+		       (unsigned long long) t->tx_drop_error);
+		if (tap.vnet_hdr)
+			printf("tap: thread %u: vnet: tx csum %llu tso %llu pseudo-fixed %llu bad %llu; rx data-valid %llu "
+			       "needs-csum %llu gso %llu sw-verified %llu\n",
+			       i, (unsigned long long) t->vnet.tx_csum, (unsigned long long) t->vnet.tx_tso,
+			       (unsigned long long) t->vnet.tx_pseudo_fixed, (unsigned long long) t->vnet.tx_bad,
+			       (unsigned long long) t->vnet.rx_data_valid, (unsigned long long) t->vnet.rx_needs_csum,
+			       (unsigned long long) t->vnet.rx_gso, (unsigned long long) t->vnet.rx_sw_verified);
+		snprintf(name, sizeof(name), "tap: thread %u", i);
+		/* connections still open at exit hold packets: informational */
+		io_pkt_pool_report(&t->pool, stdout, name);
+	}
+}
+
+static int __iosub_main(int argc, char *const *argv)
+{
+	const char *prog = argc > 0 ? argv[0] : "tap";
+	int nopt, rc = 0, up;
+	uint16_t i, dev_mtu;
+	char ip[INET_ADDRSTRLEN], cores[128];
+	struct sigaction sa;
+
+	{ /* an application need not use every call: keep -Wunused-function quiet */
+		(void) iip_run; (void) iip_udp_send; (void) iip_tcp_connect; (void) iip_tcp_rxbuf_consumed;
+		(void) iip_tcp_close; (void) iip_tcp_send; (void) iip_arp_request; (void) iip_add_tcp_conn;
+		(void) iip_add_pb; (void) iip_tcp_conn_size; (void) iip_pb_size; (void) iip_workspace_size;
+		(void) helper_ip4_get_connection_affinity;
+	}
+	if (argc < 1)
+		return 2;
+	for (nopt = 1; nopt < argc && strcmp(argv[nopt], "--"); nopt++)
+		;
+	if (tap_parse_options(nopt, argv, &tap.conf))
+		return 2;
+	tap.nthreads = tap.conf.cores.count;
+	tap.vnet_hdr = (tap.conf.features & (TAP_F_CSUM | TAP_F_TSO | TAP_F_LRO)) != 0;
+	for (i = 0; i < tap.nthreads; i++) {
+		if (tap.conf.cores.cores[i] >= (uint16_t) sysconf(_SC_NPROCESSORS_CONF)) {
+			fprintf(stderr, "%s: -l: core %u does not exist (%ld cores)\n", prog, tap.conf.cores.cores[i],
+				sysconf(_SC_NPROCESSORS_CONF));
+			return 2;
+		}
+	}
+	if (!tap.conf.mac_set) {
+		if (getrandom(tap.conf.mac, 6, 0) != 6) {
+			fprintf(stderr, "%s: getrandom: %s\n", prog, strerror(errno));
+			return 2;
+		}
+		tap.conf.mac[0] = (uint8_t) ((tap.conf.mac[0] & 0xfc) | 0x02); /* unicast, locally administered */
+	}
+	tap.threads = calloc(tap.nthreads, sizeof(*tap.threads));
+	if (!tap.threads)
+		return 2;
+	for (i = 0; i < tap.nthreads; i++)
+		tap.threads[i].fd = -1;
+	/* the device first: it gives the MTU the pools are sized for */
+	for (i = 0; i < tap.nthreads; i++) {
+		tap.threads[i].fd = tap_open_queue(prog, i);
+		if (tap.threads[i].fd < 0) {
+			rc = 2;
+			goto out;
+		}
+	}
+	if (tap.nthreads > 1) {
+		char log[4096];
+		int prog_fd = tap_steer_load(tap.nthreads, log, sizeof(log));
+		if (prog_fd < 0 || ioctl(tap.threads[0].fd, TUNSETSTEERINGEBPF, &prog_fd) < 0) {
+			fprintf(stderr, "%s: cannot attach the queue steering program: %s%s%s\n", prog, strerror(errno),
+				log[0] ? "\n" : "", log);
+			if (prog_fd >= 0)
+				close(prog_fd);
+			rc = 2;
+			goto out;
+		}
+		close(prog_fd); /* the tap holds a reference */
+	}
+	if (tap.conf.kernel_prefix >= 0 && tap_configure_kernel_side(prog)) {
+		rc = 2;
+		goto out;
+	}
+	tap_query_device(&dev_mtu, &up);
+	if (!tap.conf.mtu)
+		tap.conf.mtu = dev_mtu;
+	inet_ntop(AF_INET, &tap.conf.ip4_be, ip, sizeof(ip));
+	io_corelist_format(&tap.conf.cores, cores, sizeof(cores));
+	printf("tap: %s, %s, mac %02x:%02x:%02x:%02x:%02x:%02x, mtu %u, %u thread(s) on cores %s, "
+	       "offloads %s%s%s%s%s, wait %u ms%s\n",
+	       tap.conf.ifname, ip, tap.conf.mac[0], tap.conf.mac[1], tap.conf.mac[2], tap.conf.mac[3],
+	       tap.conf.mac[4], tap.conf.mac[5], tap.conf.mtu, tap.nthreads, cores,
+	       tap.conf.features ? "" : "none", (tap.conf.features & TAP_F_SG) ? "sg," : "",
+	       (tap.conf.features & TAP_F_CSUM) ? "csum," : "", (tap.conf.features & TAP_F_TSO) ? "tso," : "",
+	       (tap.conf.features & TAP_F_LRO) ? "lro," : "", tap.conf.wait_ms, tap.conf.wait_ms ? "" : " (busy poll)");
+	if (!up)
+		fprintf(stderr, "%s: warning: %s is down; bring it up (ip link set %s up) or use -k\n", prog,
+			tap.conf.ifname, tap.conf.ifname);
+	fflush(stdout);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = tap_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+#ifdef __GLIBC__
+	optind = 0; /* full getopt reset for the app's parser */
+#else
+	optind = 1;
+#endif
+	opterr = 1;
+	{ /* the app's section: argv[0] then everything after "--" */
+		int app_argc = argc - nopt;
+		char **app_argv = calloc((size_t) app_argc + 2, sizeof(char *));
+		if (!app_argv) {
+			rc = 2;
+			goto out;
+		}
+		app_argv[0] = argv[0];
+		if (app_argc > 1)
+			memcpy(&app_argv[1], &argv[nopt + 1], (size_t) (app_argc - 1) * sizeof(char *));
+		if (app_argc < 1)
+			app_argc = 1;
+		tap.app_global = __app_init(app_argc, app_argv);
+		free(app_argv);
+	}
+	for (i = 0; i < tap.nthreads; i++) {
+		if (tap_thread_setup(prog, &tap.threads[i], i)) {
+			rc = 2;
+			goto out;
+		}
+	}
+	for (i = 0; i < tap.nthreads; i++) {
+		struct tap_thread *t = &tap.threads[i];
+		cpu_set_t cs;
+		int e = pthread_create(&t->th, NULL, tap_thread_main, t);
+		if (e) {
+			fprintf(stderr, "%s: pthread_create: %s\n", prog, strerror(e));
+			tap.stop = 1;
+			tap.nthreads = i;
+			rc = 2;
+			break;
+		}
+		CPU_ZERO(&cs);
+		CPU_SET(t->core, &cs);
+		if ((e = pthread_setaffinity_np(t->th, sizeof(cs), &cs)))
+			fprintf(stderr, "%s: warning: cannot pin thread %u to core %u: %s\n", prog, i, t->core, strerror(e));
+	}
+	for (i = 0; i < tap.nthreads; i++)
+		pthread_join(tap.threads[i].th, NULL);
+	__app_exit(tap.app_global);
+	for (i = 0; i < tap.nthreads; i++) { /* return the read-ahead buffers before counting */
+		struct tap_thread *t = &tap.threads[i];
+		while (t->nspare)
+			io_pkt_free(t->spare[--t->nspare]);
+	}
+	tap_print_stats();
+out:
+	for (i = 0; i < tap.conf.cores.count; i++)
+		tap_thread_teardown(&tap.threads[i]);
+	free(tap.threads);
+	fflush(stdout);
+	return rc;
+}
