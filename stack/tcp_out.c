@@ -116,10 +116,8 @@ static uint8_t __iip_tcp_build_opts(struct iip_workspace *ws, struct iip_tcp_con
 		}
 		return (uint8_t) (p - o);
 	}
-	if (c->opt_ts) {
+	if (c->opt_ts)
 		p = __iip_tcp_opt_put_ts(p, __iip_tcp_ts_now(ws, c), c->ts_recent);
-		c->last_ack_sent = c->rcv_nxt;
-	}
 	if (c->opt_sack && c->ooo.cnt && !(flags & IIP_TCP_FLAG_RST)) {
 		struct iip_seq_range b[IIP_TCP_SACK_BLOCKS_MAX];
 		uint8_t n = __iip_tcp_sack_blocks(c, b, (uint8_t) (c->opt_ts ? 3 : 4)), i;
@@ -217,6 +215,8 @@ static uint16_t __iip_tcp_xmit(struct iip_workspace *ws, struct iip_tcp_conn *c,
 	th->dst_be = c->peer_port_be;
 	th->seq_be = __iip_htonl(seq);
 	th->ack_seq_be = (flags & IIP_TCP_FLAG_ACK) ? __iip_htonl(c->rcv_nxt) : 0;
+	if (flags & IIP_TCP_FLAG_ACK)
+		c->last_ack_sent = c->rcv_nxt; /* RFC 7323 4.3 Last.ACK.sent, the SYN-ACK included */
 	((uint8_t *) th)[12] = (uint8_t) ((th_len / 4) << 4);
 	((uint8_t *) th)[13] = flags;
 	th->win_be = __iip_htons(__iip_tcp_window_field(c, (flags & IIP_TCP_FLAG_SYN) != 0));
