@@ -112,6 +112,13 @@ static void __iip_ip4_reasm_input(struct iip_workspace *ws, uint8_t mac[], uint3
 	r->received += len;
 	if (!r->total_len || r->received != r->total_len)
 		return;
+	/* RFC 791 3.1: the whole, with the first fragment's header (which may
+	 * carry options the others lack), must fit the 16-bit total length */
+	if (r->frags.head->seq + r->total_len > 65535) {
+		IIP_STATS_INC(ws, rx_ip4_frag_bad);
+		__iip_ip4_reasm_drop(ws, r, opaque); /* frees this fragment too: it is queued */
+		return;
+	}
 	/* complete: chain the fragments behind the first one */
 	{
 		struct iip_pb *first = r->frags.head;
