@@ -462,6 +462,35 @@ TEST(reasm_unknown_protocol_gets_protocol_unreachable)
 	th_host_fini(&h);
 }
 
+/* RFC 791 3.1: the rebuilt datagram, header included, is at most 65535
+ * bytes.  Each fragment alone passes that test here (the last one ends at
+ * 65515 + 20), but the first one carries a 60-byte header, so the whole
+ * would be 65575 bytes: drop it rather than wrap the total-length field. */
+TEST(reasm_whole_datagram_beyond_65535_with_first_header_options_is_dropped)
+{
+	struct th_host h;
+	static uint8_t payload[65515 - 8], l4[65515];
+	static const uint8_t nops[40] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+					  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
+	struct th_ip first = th_ip_default(17), rest = th_ip_default(17);
+	long alive;
+	th_host_init(&h);
+	fill_pattern(payload, sizeof(payload), 17);
+	CHECK_EQ(make_udp(l4, payload, sizeof(payload)), sizeof(l4));
+	first.opts = nops;
+	first.opts_len = sizeof(nops);
+	alive = th_pkts_alive;
+	send_frag(&h, &rest, l4, 32768, sizeof(l4) - 32768, 0);
+	send_frag(&h, &first, l4, 0, 32768, 1);
+	CHECK_EQ(th_stats(&h).rx_ip4_reassembled, 0);
+	CHECK_EQ(th_stats(&h).rx_ip4_frag_bad, 1);
+	CHECK_EQ(h.n_udp, 0);
+	CHECK_EQ(th_out_count(&h), 0);
+	CHECK_EQ(reasm_slots_used(&h), 0);
+	CHECK_EQ(th_pkts_alive, alive);
+	th_host_fini(&h);
+}
+
 int main(void)
 {
 	RUN(reasm_in_order_udp_is_delivered_whole);
@@ -470,6 +499,7 @@ int main(void)
 	RUN(reasm_exact_duplicate_fragment_is_tolerated);
 	RUN(reasm_overlapping_fragments_drop_the_datagram);
 	RUN(reasm_oversized_datagram_is_dropped);
+	RUN(reasm_whole_datagram_beyond_65535_with_first_header_options_is_dropped);
 	RUN(reasm_last_fragment_with_inconsistent_total_is_dropped);
 	RUN(reasm_middle_fragment_not_a_multiple_of_8_is_dropped);
 	RUN(reasm_tcp_fragment_at_offset_8_is_dropped);
