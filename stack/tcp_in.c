@@ -105,9 +105,16 @@ static void __iip_tcp_ooo_insert(struct iip_workspace *ws, struct iip_tcp_conn *
 {
 	struct iip_pb *at, *pb;
 	c->ack_now = 1; /* RFC 5681 4.2: out-of-order data is ACKed at once */
-	c->sack_send[0].start = seq;
-	c->sack_send[0].end = seq + len + fin;
-	c->sack_send_cnt = 1;
+	{
+		/* RFC 2018 4: remember the latest arrivals, newest first, to order the blocks */
+		uint8_t k = c->sack_send_cnt < IIP_TCP_SACK_BLOCKS_MAX ? c->sack_send_cnt : IIP_TCP_SACK_BLOCKS_MAX - 1;
+		for (; k > 0; k--)
+			c->sack_send[k] = c->sack_send[k - 1];
+		c->sack_send[0].start = seq;
+		c->sack_send[0].end = seq + len + fin;
+		if (c->sack_send_cnt < IIP_TCP_SACK_BLOCKS_MAX)
+			c->sack_send_cnt++;
+	}
 	for (at = c->ooo.head; at && __iip_seq_lt(at->seq, seq); at = at->next)
 		;
 	/* covered by its neighbours? */
@@ -326,6 +333,56 @@ static uint8_t __iip_tcp_ack_in(struct iip_workspace *ws, struct iip_tcp_conn *c
 	return 0;
 }
 
+/*
+ * The peer's SYN: its initial sequence number and the options it offered.
+ * Window scaling, timestamps and SACK are used only when both ends sent
+ * them (RFC 7323 1.3, RFC 2018 2); the MSS is clamped by the path MTU
+ * (RFC 6691) and the timestamp option's 12 bytes.
+ */
+static void __iip_tcp_syn_in(struct iip_workspace *ws, struct iip_tcp_conn *c, struct iip_tcp_seg *s)
+{
+	c->irs = s->seq;
+	c->rcv_nxt = s->seq + 1;
+	c->rcv_adv = c->rcv_nxt;
+	c->opt_ts = s->opts.has_ts;
+	c->opt_sack = s->opts.has_sack_perm;
+	c->opt_wscale = s->opts.has_wscale;
+	if (!c->opt_wscale)
+		c->rcv_wscale = 0;
+	c->snd_wscale = c->opt_wscale ? s->opts.wscale : 0;
+	if (s->opts.has_mss)
+		c->peer_mss = s->opts.mss;
+	if (c->opt_ts) {
+		c->ts_recent = s->opts.ts_val;
+		c->ts_recent_age_ms = ws->now_ms;
+	}
+	c->snd_mss = (uint16_t) (__iip_min((uint32_t) c->peer_mss, (uint32_t) c->pmtu - 40U) - (c->opt_ts ? 12 : 0));
+	if (c->snd_mss < 64)
+		c->snd_mss = 64; /* guard against absurd MSS options */
+	__iip_tcp_cc_init(c);
+}
+
+/* Our SYN was acknowledged: the connection is established (RFC 9293 3.5). */
+static void __iip_tcp_handshake_done(struct iip_workspace *ws, struct iip_tcp_conn *c, struct iip_tcp_seg *s, uint32_t snd_wnd)
+{
+	c->snd_una = s->ack;
+	c->snd_wnd = snd_wnd;
+	c->max_snd_wnd = snd_wnd;
+	c->snd_wl1 = s->seq;
+	c->snd_wl2 = s->ack;
+	if (c->opt_ts && s->opts.has_ts && s->opts.ts_ecr)
+		__iip_tcp_rtt_sample(c, __iip_tcp_ts_now(ws, c) - s->opts.ts_ecr);
+	else if (c->rtt_timing)
+		__iip_tcp_rtt_sample(c, ws->now_ms - c->rtt_start_ms);
+	c->rtt_timing = 0;
+	c->retries = 0;
+	c->backoff = 0;
+	__iip_tcp_timer_off(c, IIP_TCP_TIMER_RTX);
+	c->state = IIP_TCP_STATE_ESTABLISHED;
+	IIP_STATS_INC(ws, tcp_conn_opened);
+	c->app_notified = 1;
+}
+
 /* RFC 9293 3.10.7.3: SEGMENT ARRIVES in SYN-SENT. */
 static void __iip_tcp_syn_sent_input(struct iip_workspace *ws, struct iip_tcp_conn *c, void *pkt, struct iip_tcp_seg *s, void *opaque)
 {
@@ -353,45 +410,12 @@ static void __iip_tcp_syn_sent_input(struct iip_workspace *ws, struct iip_tcp_co
 	}
 	if (!(s->flags & IIP_TCP_FLAG_SYN))
 		goto drop;
-	c->irs = s->seq;
-	c->rcv_nxt = s->seq + 1;
-	c->rcv_adv = c->rcv_nxt;
-	c->opt_ts = s->opts.has_ts;
-	c->opt_sack = s->opts.has_sack_perm;
-	c->opt_wscale = s->opts.has_wscale;
-	if (!c->opt_wscale)
-		c->rcv_wscale = 0;
-	c->snd_wscale = c->opt_wscale ? s->opts.wscale : 0;
-	if (s->opts.has_mss)
-		c->peer_mss = s->opts.mss;
-	if (c->opt_ts) {
-		c->ts_recent = s->opts.ts_val;
-		c->ts_recent_age_ms = ws->now_ms;
-	}
-	c->snd_mss = (uint16_t) (__iip_min((uint32_t) c->peer_mss, (uint32_t) c->pmtu - 40U) - (c->opt_ts ? 12 : 0));
-	if (c->snd_mss < 64)
-		c->snd_mss = 64; /* guard against absurd MSS options */
-	__iip_tcp_cc_init(c);
+	__iip_tcp_syn_in(ws, c, s);
 	if (ack_ok) {
 		/* SYN-ACK: established (the window of a SYN is not scaled) */
-		c->snd_una = s->ack;
-		c->snd_wnd = s->win;
-		c->max_snd_wnd = c->snd_wnd;
-		c->snd_wl1 = s->seq;
-		c->snd_wl2 = s->ack;
-		if (c->opt_ts && s->opts.ts_ecr)
-			__iip_tcp_rtt_sample(c, __iip_tcp_ts_now(ws, c) - s->opts.ts_ecr);
-		else if (c->rtt_timing)
-			__iip_tcp_rtt_sample(c, ws->now_ms - c->rtt_start_ms);
-		c->rtt_timing = 0;
-		c->retries = 0;
-		c->backoff = 0;
-		__iip_tcp_timer_off(c, IIP_TCP_TIMER_RTX);
-		c->state = IIP_TCP_STATE_ESTABLISHED;
-		IIP_STATS_INC(ws, tcp_conn_opened);
+		__iip_tcp_handshake_done(ws, c, s, s->win);
 		c->ack_now = 1;
 		__iip_tcp_schedule_output(ws, c, opaque);
-		c->app_notified = 1;
 		c->app_opaque = iip_ops_tcp_connected(ws, c, pkt, opaque);
 	} else {
 		/* simultaneous open (RFC 9293 3.5, figure 8) */
@@ -490,24 +514,9 @@ static void __iip_tcp_sync_input(struct iip_workspace *ws, struct iip_tcp_conn *
 			IIP_STATS_INC(ws, tx_tcp_rst);
 			goto drop;
 		}
-		c->state = IIP_TCP_STATE_ESTABLISHED;
 		if (ws->syn_received_cnt)
 			ws->syn_received_cnt--;
-		c->snd_una = s->ack;
-		c->snd_wnd = (uint32_t) s->win << c->snd_wscale;
-		c->max_snd_wnd = c->snd_wnd;
-		c->snd_wl1 = s->seq;
-		c->snd_wl2 = s->ack;
-		if (c->opt_ts && s->opts.has_ts && s->opts.ts_ecr)
-			__iip_tcp_rtt_sample(c, __iip_tcp_ts_now(ws, c) - s->opts.ts_ecr);
-		else if (c->rtt_timing)
-			__iip_tcp_rtt_sample(c, ws->now_ms - c->rtt_start_ms);
-		c->rtt_timing = 0;
-		c->retries = 0;
-		c->backoff = 0;
-		__iip_tcp_timer_off(c, IIP_TCP_TIMER_RTX);
-		IIP_STATS_INC(ws, tcp_conn_opened);
-		c->app_notified = 1;
+		__iip_tcp_handshake_done(ws, c, s, (uint32_t) s->win << c->snd_wscale);
 		if (c->active_open)
 			c->app_opaque = iip_ops_tcp_connected(ws, c, pkt, opaque);
 		else

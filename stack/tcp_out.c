@@ -54,10 +54,14 @@ static uint16_t __iip_tcp_window_field(struct iip_tcp_conn *c, uint8_t syn)
 	return (uint16_t) wnd;
 }
 
-/* The SACK blocks to send (RFC 2018 4): ranges held out of order, the most recent first. */
+/*
+ * The SACK blocks to send (RFC 2018 4): ranges held out of order; first the
+ * one holding the latest arrival, then those of the arrivals before it
+ * (repeating the most recently reported blocks), then the rest.
+ */
 static uint8_t __iip_tcp_sack_blocks(struct iip_tcp_conn *c, struct iip_seq_range *out, uint8_t max)
 {
-	uint8_t n = 0, i;
+	uint8_t n = 0, i, k;
 	struct iip_pb *pb = c->ooo.head;
 	struct iip_seq_range all[IIP_TCP_SACK_BLOCKS_MAX * 4];
 	uint8_t cnt = 0;
@@ -73,13 +77,14 @@ static uint8_t __iip_tcp_sack_blocks(struct iip_tcp_conn *c, struct iip_seq_rang
 		all[cnt].end = e;
 		cnt++;
 	}
-	/* first the block holding the latest arrival (sack_send[0] remembers it) */
-	for (i = 0; i < cnt; i++)
-		if (c->sack_send_cnt && __iip_seq_le(all[i].start, c->sack_send[0].start) && __iip_seq_ge(all[i].end, c->sack_send[0].end)) {
-			out[n++] = all[i];
-			all[i].start = all[i].end;
-			break;
-		}
+	for (k = 0; k < c->sack_send_cnt && n < max; k++)
+		for (i = 0; i < cnt; i++)
+			if (all[i].start != all[i].end && __iip_seq_le(all[i].start, c->sack_send[k].start)
+					&& __iip_seq_ge(all[i].end, c->sack_send[k].end)) {
+				out[n++] = all[i];
+				all[i].start = all[i].end;
+				break;
+			}
 	for (i = 0; i < cnt && n < max; i++)
 		if (all[i].start != all[i].end)
 			out[n++] = all[i];
