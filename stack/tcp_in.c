@@ -286,7 +286,8 @@ static void __iip_tcp_window_update(struct iip_tcp_conn *c, struct iip_tcp_seg *
  */
 static uint8_t __iip_tcp_ack_in(struct iip_workspace *ws, struct iip_tcp_conn *c, struct iip_tcp_seg *s, void *opaque)
 {
-	uint32_t old_wnd = c->snd_wnd;
+	uint32_t old_wnd = c->snd_wnd, sacked_before;
+	uint8_t is_dup;
 	if (__iip_seq_gt(s->ack, c->snd_max)) {
 		/* acknowledges something not yet sent: ACK and drop */
 		IIP_STATS_INC(ws, rx_tcp_bad_ack);
@@ -300,6 +301,7 @@ static uint8_t __iip_tcp_ack_in(struct iip_workspace *ws, struct iip_tcp_conn *c
 		__iip_tcp_challenge_ack(ws, c, opaque);
 		return 1;
 	}
+	sacked_before = c->scoreboard_cnt ? __iip_tcp_sacked_bytes(c) : 0;
 	if (c->opt_sack && s->opts.sack_cnt) {
 		uint8_t i;
 		for (i = 0; i < s->opts.sack_cnt; i++)
@@ -314,8 +316,12 @@ static uint8_t __iip_tcp_ack_in(struct iip_workspace *ws, struct iip_tcp_conn *c
 	}
 	__iip_tcp_window_update(c, s);
 	/* RFC 5681 2 (duplicate ACK) and RFC 6675 5 (SACK loss detection) */
-	if (s->ack == c->snd_una && !s->payload_len && !(s->flags & (IIP_TCP_FLAG_SYN | IIP_TCP_FLAG_FIN))
-			&& c->snd_wnd == old_wnd && c->snd_max != c->snd_una) {
+	is_dup = s->ack == c->snd_una && !s->payload_len && !(s->flags & (IIP_TCP_FLAG_SYN | IIP_TCP_FLAG_FIN))
+		&& c->snd_wnd == old_wnd && c->snd_max != c->snd_una;
+	/* RFC 6675 2 (DupAck): with SACK it must also SACK new data; a D-SACK (RFC 2883) does not */
+	if (is_dup && c->opt_sack && __iip_tcp_sacked_bytes(c) <= sacked_before)
+		is_dup = 0;
+	if (is_dup) {
 		if (c->dupacks < 255)
 			c->dupacks++;
 		if (!c->in_recovery) {
