@@ -844,13 +844,18 @@ static int __iosub_main(int argc, char *const *argv)
 		tap.conf.mtu = dev_mtu;
 	inet_ntop(AF_INET, &tap.conf.ip4_be, ip, sizeof(ip));
 	io_corelist_format(&tap.conf.cores, cores, sizeof(cores));
-	printf("tap: %s, %s, mac %02x:%02x:%02x:%02x:%02x:%02x, mtu %u, %u thread(s) on cores %s, "
-	       "offloads %s%s%s%s%s, wait %u ms%s\n",
-	       tap.conf.ifname, ip, tap.conf.mac[0], tap.conf.mac[1], tap.conf.mac[2], tap.conf.mac[3],
-	       tap.conf.mac[4], tap.conf.mac[5], tap.conf.mtu, tap.nthreads, cores,
-	       tap.conf.features ? "" : "none", (tap.conf.features & TAP_F_SG) ? "sg," : "",
-	       (tap.conf.features & TAP_F_CSUM) ? "csum," : "", (tap.conf.features & TAP_F_TSO) ? "tso," : "",
-	       (tap.conf.features & TAP_F_LRO) ? "lro," : "", tap.conf.wait_ms, tap.conf.wait_ms ? "" : " (busy poll)");
+	{
+		char feat[64] = "";
+		if (tap.conf.features & TAP_F_SG) strcat(feat, ",sg");
+		if (tap.conf.features & TAP_F_CSUM) strcat(feat, ",csum");
+		if (tap.conf.features & TAP_F_TSO) strcat(feat, ",tso");
+		if (tap.conf.features & TAP_F_LRO) strcat(feat, ",lro");
+		printf("tap: %s, %s, mac %02x:%02x:%02x:%02x:%02x:%02x, mtu %u, %u thread(s) on cores %s, "
+		       "offloads %s, wait %u ms%s\n",
+		       tap.conf.ifname, ip, tap.conf.mac[0], tap.conf.mac[1], tap.conf.mac[2], tap.conf.mac[3],
+		       tap.conf.mac[4], tap.conf.mac[5], tap.conf.mtu, tap.nthreads, cores, feat[0] ? feat + 1 : "none",
+		       tap.conf.wait_ms, tap.conf.wait_ms ? "" : " (busy poll)");
+	}
 	if (!up)
 		fprintf(stderr, "%s: warning: %s is down; bring it up (ip link set %s up) or use -k\n", prog,
 			tap.conf.ifname, tap.conf.ifname);
