@@ -123,29 +123,11 @@ static void __iip_tcp_listen_input(struct iip_workspace *ws, uint8_t mac[], stru
 		goto drop;
 	}
 	__iip_tcp_conn_setup(ws, c, mac, pkt, opaque);
-	c->irs = s->seq;
-	c->rcv_nxt = s->seq + 1;
-	c->rcv_adv = c->rcv_nxt;
-	c->opt_ts = s->opts.has_ts;
-	c->opt_sack = s->opts.has_sack_perm;
-	c->opt_wscale = s->opts.has_wscale;
-	c->snd_wscale = c->opt_wscale ? s->opts.wscale : 0;
-	if (!c->opt_wscale)
-		c->rcv_wscale = 0;
-	if (s->opts.has_mss)
-		c->peer_mss = s->opts.mss;
-	if (c->opt_ts) {
-		c->ts_recent = s->opts.ts_val;
-		c->ts_recent_age_ms = ws->now_ms;
-	}
-	c->snd_mss = (uint16_t) (__iip_min((uint32_t) c->peer_mss, (uint32_t) c->pmtu - 40U) - (c->opt_ts ? 12 : 0));
-	if (c->snd_mss < 64)
-		c->snd_mss = 64;
+	__iip_tcp_syn_in(ws, c, s);
 	c->iss = __iip_tcp_isn(ws, c->local_ip4_be, c->local_port_be, c->peer_ip4_be, c->peer_port_be);
 	c->snd_una = c->recover = c->iss;
 	c->snd_nxt = c->snd_max = c->snd_queued = c->iss + 1;
 	c->snd_wnd = s->win;
-	__iip_tcp_cc_init(c);
 	c->state = IIP_TCP_STATE_SYN_RECEIVED;
 	ws->syn_received_cnt++;
 	c->rtt_timing = 1;
