@@ -87,8 +87,10 @@ static void __iip_tcp_ooo_drain(struct iip_workspace *ws, struct iip_tcp_conn *c
 		__iip_pb_put(ws, pb);
 		if (__iip_seq_gt(end, c->rcv_nxt) || (fin && end == c->rcv_nxt)) {
 			uint32_t head_off = c->rcv_nxt - seq;
+			/* what lay beyond the window when it arrived was cut from its length */
+			uint32_t tail_off = PB_TCP_PAYLOAD_LEN(pkt) - (end - seq);
 			c->rcv_nxt = end;
-			__iip_tcp_deliver(ws, c, pkt, head_off, 0, opaque);
+			__iip_tcp_deliver(ws, c, pkt, head_off, tail_off, opaque);
 			if (fin)
 				__iip_tcp_fin_in(ws, c, opaque);
 		} else
