@@ -199,6 +199,17 @@ static int tp_pop(struct tp *t)
 		CHECK((t)->p.ip_csum_ok); \
 	} while (0)
 
+/* Same, but PSH may or may not be set (data segments cut from a larger queue). */
+#define EXPECT_DATA(t, sq, ak, n) \
+	do { \
+		CHECK(tp_pop(t)); \
+		CHECK_EQ((t)->p.flags & ~PSH, ACK); \
+		CHECK_EQ((t)->p.seq, (uint32_t) (sq)); \
+		CHECK_EQ((t)->p.ack, (uint32_t) (ak)); \
+		CHECK_EQ((t)->p.payload_len, (uint32_t) (n)); \
+		CHECK((t)->p.l4_csum_ok); \
+	} while (0)
+
 #define EXPECT_NONE(t) CHECK_EQ(th_out_count((t)->h), 0)
 
 /*
