@@ -256,7 +256,7 @@ static void __iip_tcp_enter_recovery(struct iip_workspace *ws, struct iip_tcp_co
 				l = c->snd_mss;
 			}
 			__iip_tcp_retransmit(ws, c, s, __iip_min(l, c->snd_max - s), opaque);
-			c->high_rxt = s + __iip_min(l, (uint32_t) c->snd_mss);
+			c->high_rxt = s + __iip_min(l, (uint32_t) __iip_tcp_mss_now(c));
 		}
 	} else {
 		/* NewReno: retransmit, then inflate by the three segments that left */

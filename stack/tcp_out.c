@@ -265,6 +265,20 @@ static void __iip_tcp_rtx_arm(struct iip_workspace *ws, struct iip_tcp_conn *c)
 		__iip_tcp_timer_set(ws, c, IIP_TCP_TIMER_RTX, &c->t_rtx, c->rto_ms);
 }
 
+/*
+ * The data a segment may carry now (RFC 9293 3.7.1 Eff.snd.MSS, RFC 6691:
+ * the sender MUST reduce the data by the TCP options it includes).
+ * snd_mss already leaves room for the timestamp option; SACK blocks, sent
+ * while we hold data out of order, take up to 28 more bytes (4 + 3 blocks
+ * beside timestamps, 4 + 4 blocks = 36 without).
+ */
+static uint16_t __iip_tcp_mss_now(struct iip_tcp_conn *c)
+{
+	if (c->opt_sack && c->ooo.cnt)
+		return (uint16_t) (c->snd_mss - (c->opt_ts ? 28 : 36));
+	return c->snd_mss;
+}
+
 /* Largest payload of one send: the MSS, or a TSO frame of whole MSS multiples. */
 static uint32_t __iip_tcp_max_burst(struct iip_workspace *ws, struct iip_tcp_conn *c, void *opaque)
 {
@@ -279,15 +293,15 @@ static uint32_t __iip_tcp_max_burst(struct iip_workspace *ws, struct iip_tcp_con
 			&& iip_ops_nic_feature_offload_tcp_tx_tso(opaque)
 			&& iip_ops_nic_feature_offload_tcp_tx_checksum(opaque))
 		return (IIP_CONF_TCP_TSO_MAX / c->snd_mss) * c->snd_mss;
-	return c->snd_mss;
+	return __iip_tcp_mss_now(c);
 }
 
 /* Sends [seq, seq + len) as retransmission; len is cut to one MSS. */
 static void __iip_tcp_retransmit(struct iip_workspace *ws, struct iip_tcp_conn *c, uint32_t seq, uint32_t len, void *opaque)
 {
 	uint8_t flags = IIP_TCP_FLAG_ACK;
-	if (len > c->snd_mss)
-		len = c->snd_mss;
+	if (len > __iip_tcp_mss_now(c))
+		len = __iip_tcp_mss_now(c);
 	if (c->fin_queued && __iip_seq_ge(seq + len, c->fin_seq) && __iip_seq_ge(c->snd_max, c->fin_seq + 1)) {
 		len = c->fin_seq - seq;
 		flags |= IIP_TCP_FLAG_FIN;
@@ -333,7 +347,7 @@ static void __iip_tcp_output(struct iip_workspace *ws, struct iip_tcp_conn *c, v
 		while (__iip_tcp_pipe(c) < c->cwnd
 				&& __iip_tcp_next_hole(c, __iip_seq_gt(c->high_rxt, c->snd_una) ? c->high_rxt : c->snd_una, &hs, &hl)) {
 			__iip_tcp_retransmit(ws, c, hs, hl, opaque);
-			c->high_rxt = hs + __iip_min(hl, (uint32_t) c->snd_mss);
+			c->high_rxt = hs + __iip_min(hl, (uint32_t) __iip_tcp_mss_now(c));
 			sent = 1;
 		}
 	}
@@ -368,7 +382,7 @@ static void __iip_tcp_output(struct iip_workspace *ws, struct iip_tcp_conn *c, v
 			break;
 		}
 		is_rexmit = __iip_seq_lt(c->snd_nxt, c->snd_max);
-		if (len < c->snd_mss && !is_rexmit) {
+		if (len < __iip_tcp_mss_now(c) && !is_rexmit) {
 			if (len == avail) {
 				/* Nagle (RFC 1122 4.2.3.4): one small segment in flight at most */
 				if (!c->nodelay && c->snd_nxt != c->snd_una && !c->fin_queued)
