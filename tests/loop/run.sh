@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Multi-host TCP tests over the in-process loop backend (io/loop): a server
+# and a client host run tests/loop/xfer, which moves a deterministic pattern
+# and checks every byte, every connection's normal close (half-close, FINs,
+# no reset or time-out) and that the stack's pb and connection pools and the
+# backend's packet pool are back to their initial counts at the end.
+#
+# Every run uses the virtual clock (-V) and fixed seeds: the same command
+# gives the same run. One line per scenario with its figures, then
+# "N passed, N failed".
+#
+#   LOOP_SCALE=F   multiplies the data sizes and the cycle count (default 1,
+#                  the sizes the issue asks for: 1 GiB transfers, 1,000
+#                  concurrent connections, 100,000 open/transfer/close cycles)
+#   LOOP_ONLY=RE   runs only the scenarios whose name matches the regex
+#   LOOP_TIMEOUT=S wall-clock limit per scenario (default 600 s)
+#   BUILD_DIR=DIR  where binaries and failure logs go
+#
+# A failing scenario keeps its full output in $BUILD_DIR/<name>.log; rerun
+# its command with "-w file.pcap" before the first "--" for a capture
+# (tshark -r file.pcap).
+set -u
+cd "$(dirname "$0")"
+here=$PWD
+root=$(cd ../.. && pwd)
+out=${BUILD_DIR:-$root/build/tests/loop}
+scale=${LOOP_SCALE:-1}
+only=${LOOP_ONLY:-}
+limit=${LOOP_TIMEOUT:-600}
+mkdir -p "$out"
+
+if ! awk -v s="$scale" 'BEGIN { exit !(s + 0 > 0) }'; then
+  echo "LOOP_SCALE must be a positive number (got '$scale')"; exit 2
+fi
+
+# two builds: the default stack, and one with an 8-packet receive buffer
+# (a small advertised window) for the bandwidth-delay scenarios
+build() { # binary, extra cflags
+  if ! make -s -C "$here/xfer" OUT="$out/$1" EXTRA_CFLAGS="$2" >"$out/build-$1.log" 2>&1; then
+    cat "$out/build-$1.log"; echo "not ok - build $1"; echo "0 passed, 1 failed"; exit 1
+  fi
+}
+build xfer ""
+build xfer_smallwin "-DIIP_CONF_TCP_RX_BUF_PKTS=8"
+
+# bytes (or counts) times the scale, at least 1
+sz() { awk -v b="$1" -v s="$scale" 'BEGIN { v = int(b * s); if (v < 1) v = 1; printf "%d", v }'; }
+K=1024; M=$((1024 * 1024)); G=$((1024 * 1024 * 1024))
+
+pass=0; fail=0
+echo "loop TCP tests, LOOP_SCALE=$scale ($( [ "$scale" = 1 ] && echo "the issue's sizes" || echo "scaled sizes" ))"
+
+# scenario NAME BINARY "LOOP OPTIONS" "APP OPTIONS (both hosts)"
+scenario() {
+  local name=$1 bin=$2 lopts=$3 aopts=$4
+  if [ -n "$only" ] && ! [[ $name =~ $only ]]; then return; fi
+  local log="$out/$name.log"
+  # -T: a virtual-time guard against a hang (never reached by a healthy run)
+  local cmd="$out/$bin -V -T 100000 $lopts -- -p 5000 $aopts -- -s 10.0.0.1 -p 5000 $aopts"
+  local t0 t1 rc
+  t0=$(date +%s.%N)
+  timeout "$limit" $cmd >"$log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  local wall; wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+  local srv cli
+  srv=$(grep '^xfer: host 1 server' "$log")
+  cli=$(grep '^xfer: host 2 client' "$log")
+  local c2s s2c conns vt vtot rtx rto
+  c2s=$(sed -nE 's/.* rx ([0-9]+) B checked.*/\1/p' <<<"$srv"); c2s=${c2s:-0}
+  s2c=$(sed -nE 's/.* rx ([0-9]+) B checked.*/\1/p' <<<"$cli"); s2c=${s2c:-0}
+  conns=$(sed -nE 's/.*conns ([0-9]+\/[0-9]+) ok.*/\1/p' <<<"$cli")
+  vt=$(sed -nE 's/.* time ([0-9.]+) s .*/\1/p' <<<"$cli")
+  vtot=$(sed -nE 's/^loop: all hosts done after ([0-9.]+) s .*/\1/p' "$log")
+  rtx=$(awk '/^xfer: host/ { for (i = 1; i < NF; i++) { if ($i == "retrans") r += $(i + 1); if ($i == "rto") o += $(i + 1) } }
+             END { printf "%d retrans, %d rto", r, o }' "$log")
+  local total=$((c2s + s2c))
+  local gbps; gbps=$(awk -v b="$total" -v w="$wall" 'BEGIN { printf "%.2f", (w > 0) ? (b * 8 / w / 1e9) : 0 }')
+  local figures="$total B checked (c->s $c2s, s->c $s2c), conns ${conns:-?}, wall ${wall} s, virtual ${vt:-?} s (${vtot:-?} s with TIME-WAIT), ${gbps} Gbit/s wall, $rtx"
+  if [ "$rc" -eq 0 ] && grep -q ': ok$' <<<"$srv" && grep -q ': ok$' <<<"$cli" &&
+     grep -q '^loop: leak check ok' "$log"; then
+    echo "ok - $name: $figures"
+    pass=$((pass + 1))
+  else
+    echo "not ok - $name (exit $rc${srv:+}): $figures"
+    echo "  command: $cmd"
+    grep -E '^xfer: host [0-9]+ .*ended badly|FAILED|leak check|hard stop|refused|larger than' "$log" | head -n 6 | sed 's/^/  /'
+    echo "  log: $log"
+    fail=$((fail + 1))
+    return
+  fi
+  rm -f "$log"
+}
+
+n1g=$(sz $G)
+# 1. big transfers, no faults
+scenario oneway-1g            xfer ""                        "-n $n1g"
+scenario bidir-1g             xfer ""                        "-n $n1g -b"
+scenario oneway-1g-tso-lro    xfer "-F sg,tso,csum,lro"      "-n $n1g -A"
+scenario bidir-256m-sg-csum   xfer "-F sg,csum"              "-n $(sz $((256 * M))) -b -w 2000"
+# 2. faults (seeded)
+scenario loss1                xfer "-L 0.01 -S 11"           "-n $(sz $((64 * M))) -b"
+scenario loss1-sg-csum        xfer "-L 0.01 -S 12 -F sg,csum" "-n $(sz $((64 * M))) -b -w 1000"
+scenario loss5-reorder-dup    xfer "-L 0.05 -O 0.05 -U 0.05 -S 13" "-n $(sz $((16 * M))) -b"
+scenario loss5-reorder-dup-tso xfer "-L 0.05 -O 0.05 -U 0.05 -S 14 -F sg,tso,csum" "-n $(sz $((16 * M))) -b -A"
+scenario corrupt1             xfer "-C 0.01 -S 15"           "-n $(sz $((64 * M))) -b"
+scenario corrupt1-offload     xfer "-C 0.01 -S 16 -F sg,tso,csum,lro" "-n $(sz $((64 * M))) -b -A"
+scenario reverse-loss1        xfer "-L 0.01 -S 17"           "-n $(sz $((32 * M))) -r -w 700"
+# 3. small bandwidth-delay product: 10 Mbit/s, 5 ms one way; then an 8-packet window too
+scenario bdp-10mbit-5ms       xfer "-B 10 -D 5000"           "-n $(sz $((4 * M))) -b"
+scenario bdp-smallwin         xfer_smallwin "-B 10 -D 5000"  "-n $(sz $((4 * M))) -b"
+scenario bdp-smallwin-loss1   xfer_smallwin "-B 10 -D 5000 -L 0.01 -S 18" "-n $(sz $((2 * M))) -b -N"
+# 4. many connections: 1,000 concurrent with random sizes
+scenario conc1000-random      xfer ""                        "-c 1000 -R 7 -n $(sz $M) -b"
+scenario conc1000-random-tso  xfer "-F sg,tso,csum,lro"      "-c 1000 -R 8 -n $(sz $((256 * K))) -b -A"
+# 5. 100,000 open/transfer/close cycles (100 slots x 1000), pools back at the end
+scenario cycles-100k          xfer ""                        "-c 100 -k $(sz 1000) -R 3 -n 4k"
+scenario cycles-10k-sg-csum   xfer "-F sg,csum"              "-c 100 -k $(sz 100) -R 4 -n 16k -b"
+scenario cycles-2k-loss       xfer "-L 0.02 -O 0.02 -S 19"   "-c 20 -k $(sz 100) -R 5 -n 64k -b"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
