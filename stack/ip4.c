@@ -60,6 +60,28 @@ static uint8_t __iip_ip4_options_ok(const uint8_t *opt, uint16_t len)
 	return 1;
 }
 
+/* Hands a whole, validated datagram to its protocol; takes ownership of its packet. */
+static void __iip_ip4_deliver(struct iip_workspace *ws, uint8_t mac[], uint32_t ip4_be, struct iip_ip4_rx *rx, void *opaque)
+{
+	switch (rx->ip->proto) {
+	case IIP_IP4_PROTO_TCP:
+		__iip_tcp_input(ws, mac, ip4_be, rx, opaque);
+		break;
+	case IIP_IP4_PROTO_UDP:
+		__iip_udp_input(ws, mac, ip4_be, rx, opaque);
+		break;
+	case IIP_IP4_PROTO_ICMP:
+		__iip_icmp_input(ws, mac, ip4_be, rx, opaque);
+		break;
+	default:
+		IIP_STATS_INC(ws, rx_ip4_unknown_proto);
+		/* RFC 1122 3.2.2.1: protocol unreachable */
+		__iip_icmp_send_error(ws, mac, ip4_be, rx, IIP_ICMP_TYPE_DEST_UNREACH, IIP_ICMP_CODE_PROTO_UNREACH, 0, opaque);
+		iip_ops_pkt_free(rx->pkt, opaque);
+		break;
+	}
+}
+
 static void __iip_ip4_input(struct iip_workspace *ws, uint8_t mac[], uint32_t ip4_be, void *pkt, void *opaque)
 {
 	struct iip_ip4_rx rx;
@@ -128,22 +150,8 @@ static void __iip_ip4_input(struct iip_workspace *ws, uint8_t mac[], uint32_t ip
 		__iip_ip4_reasm_input(ws, mac, ip4_be, &rx, opaque);
 		return;
 	}
-	switch (rx.ip->proto) {
-	case IIP_IP4_PROTO_TCP:
-		__iip_tcp_input(ws, mac, ip4_be, &rx, opaque);
-		return;
-	case IIP_IP4_PROTO_UDP:
-		__iip_udp_input(ws, mac, ip4_be, &rx, opaque);
-		return;
-	case IIP_IP4_PROTO_ICMP:
-		__iip_icmp_input(ws, mac, ip4_be, &rx, opaque);
-		return;
-	default:
-		IIP_STATS_INC(ws, rx_ip4_unknown_proto);
-		/* RFC 1122 3.2.2.1: protocol unreachable */
-		__iip_icmp_send_error(ws, mac, ip4_be, &rx, IIP_ICMP_TYPE_DEST_UNREACH, IIP_ICMP_CODE_PROTO_UNREACH, 0, opaque);
-		break;
-	}
+	__iip_ip4_deliver(ws, mac, ip4_be, &rx, opaque);
+	return;
 drop:
 	iip_ops_pkt_free(pkt, opaque);
 }

@@ -143,22 +143,7 @@ static void __iip_ip4_reasm_input(struct iip_workspace *ws, uint8_t mac[], uint3
 		whole.ip->csum_be = 0;
 		whole.ip->csum_be = __iip_csum_finish(__iip_csum_raw(whole.ip, whole.hdr_len));
 		IIP_STATS_INC(ws, rx_ip4_reassembled);
-		switch (whole.ip->proto) {
-		case IIP_IP4_PROTO_TCP:
-			__iip_tcp_input(ws, mac, ip4_be, &whole, opaque);
-			break;
-		case IIP_IP4_PROTO_UDP:
-			__iip_udp_input(ws, mac, ip4_be, &whole, opaque);
-			break;
-		case IIP_IP4_PROTO_ICMP:
-			__iip_icmp_input(ws, mac, ip4_be, &whole, opaque);
-			break;
-		default:
-			IIP_STATS_INC(ws, rx_ip4_unknown_proto);
-			__iip_icmp_send_error(ws, mac, ip4_be, &whole, IIP_ICMP_TYPE_DEST_UNREACH, IIP_ICMP_CODE_PROTO_UNREACH, 0, opaque);
-			iip_ops_pkt_free(head, opaque);
-			break;
-		}
+		__iip_ip4_deliver(ws, mac, ip4_be, &whole, opaque);
 	}
 	return;
 bad:
