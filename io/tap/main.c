@@ -85,7 +85,7 @@ struct tap_thread {
 	uint32_t nspare;
 	struct tap_vnet_stats vnet;
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
-	uint64_t rx_drop_nobuf, rx_drop_error, tx_drop_error, loops;
+	uint64_t rx_drop_nobuf, rx_drop_error, tx_drop_error, rx_missteered, loops;
 };
 
 struct tap_conf {
@@ -306,6 +306,8 @@ static int tap_read_frame(struct tap_thread *t, struct io_pkt **out)
 	t->nspare -= used;
 	if (tap.vnet_hdr)
 		tap_vnet_rx_note(&vh, *out, &t->vnet);
+	if (tap.nthreads > 1 && tap_steer_queue_of_frame((*out)->data, (*out)->len, tap.nthreads) != t->index)
+		t->rx_missteered++; /* the helper and the kernel disagree: should stay 0 */
 	t->rx_frames++;
 	t->rx_bytes += (uint64_t) r;
 	return 1;
@@ -755,11 +757,11 @@ static void tap_print_stats(void)
 		struct tap_thread *t = &tap.threads[i];
 		char name[64];
 		printf("tap: thread %u (core %u): rx %llu frames %llu bytes, tx %llu frames %llu bytes, "
-		       "dropped: rx-nobuf %llu rx-error %llu tx-error %llu\n",
+		       "dropped: rx-nobuf %llu rx-error %llu tx-error %llu; mis-steered %llu\n",
 		       i, t->core, (unsigned long long) t->rx_frames, (unsigned long long) t->rx_bytes,
 		       (unsigned long long) t->tx_frames, (unsigned long long) t->tx_bytes,
 		       (unsigned long long) t->rx_drop_nobuf, (unsigned long long) t->rx_drop_error,
-		       (unsigned long long) t->tx_drop_error);
+		       (unsigned long long) t->tx_drop_error, (unsigned long long) t->rx_missteered);
 		if (tap.vnet_hdr)
 			printf("tap: thread %u: vnet: tx csum %llu tso %llu pseudo-fixed %llu bad %llu; rx data-valid %llu "
 			       "needs-csum %llu gso %llu sw-verified %llu\n",

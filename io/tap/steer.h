@@ -44,6 +44,25 @@ static inline uint16_t tap_steer_queue(uint16_t protocol, uint32_t a_be, uint16_
 	return (uint16_t) (h % nqueues);
 }
 
+/* the same choice for an Ethernet frame (for the mis-steering counter) */
+static inline uint16_t tap_steer_queue_of_frame(const uint8_t *f, uint32_t len, uint16_t nqueues)
+{
+	uint32_t ihl, s, d;
+	uint16_t sp, dp;
+	if (nqueues <= 1 || len < 14 + 20 || f[12] != 0x08 || f[13] != 0x00)
+		return 0;
+	if (((f[20] & 0x3f) | f[21]) || (f[23] != 6 && f[23] != 17))
+		return 0;
+	ihl = (uint32_t) (f[14] & 0x0f) * 4;
+	if (len < 14 + ihl + 4)
+		return 0;
+	memcpy(&s, f + 26, 4);
+	memcpy(&d, f + 30, 4);
+	memcpy(&sp, f + 14 + ihl, 2);
+	memcpy(&dp, f + 14 + ihl + 2, 2);
+	return tap_steer_queue(f[23], s, sp, d, dp, nqueues);
+}
+
 #define TAP_BPF_INSN(c, d, s, o, i) ((struct bpf_insn) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
 
 /*
