@@ -97,7 +97,9 @@ static uint8_t __iip_icmp_rate_ok(struct iip_workspace *ws)
  * Sends an ICMP error about a received datagram, quoting its header and as
  * much of its data as keeps the error within 576 bytes (RFC 1812 4.3.2.3).
  * RFC 1122 3.2.2: never about an ICMP error, a broadcast (IP or link
- * layer, multicast included), or a fragment other than the first.
+ * layer, multicast included), a fragment other than the first, or a
+ * datagram from a source that is not one host (IP input already drops the
+ * other martians; Class E sources get here).
  */
 static void __iip_icmp_send_error(struct iip_workspace *ws, uint8_t mac[], uint32_t ip4_be, struct iip_ip4_rx *rx,
 				  uint8_t type, uint8_t code, uint16_t mtu, void *opaque)
@@ -107,7 +109,8 @@ static void __iip_icmp_send_error(struct iip_workspace *ws, uint8_t mac[], uint3
 	uint8_t peer_mac[IIP_CONF_L2ADDR_LEN_MAX];
 	uint32_t quote;
 	if (rx->bcast || (__iip_ntohs(rx->ip->off_be) & IIP_IP4_OFF_MASK)
-			|| __iip_l2_addr_is_group(iip_ops_l2_hdr_dst_ptr(rx->pkt, opaque)))
+			|| __iip_l2_addr_is_group(iip_ops_l2_hdr_dst_ptr(rx->pkt, opaque))
+			|| (__iip_ntohl(rx->ip->src_be) >> 28) == 0xf)
 		return;
 	if (rx->ip->proto == IIP_IP4_PROTO_ICMP) {
 		uint32_t l4_off = (uint32_t) rx->l3_off + rx->hdr_len;
