@@ -340,6 +340,73 @@ TEST(icmp_echo_without_packets_is_not_answered)
 	th_host_fini(&h);
 }
 
+/* RFC 1122 3.2.2: no error about a datagram "whose source address does not
+ * define a single host -- e.g., a zero address, a loopback address, a
+ * broadcast address, a multicast address, or a Class E address".  The first
+ * four never get past IP input (test_ip4.c); a Class E source does. */
+TEST(icmp_no_error_to_a_class_e_source)
+{
+	struct th_host h;
+	struct th_ip d = th_ip_default(253);
+	uint8_t l4[16];
+	static const uint32_t srcs[] = { 0xf0000001U, 0xfffffffeU };
+	uint32_t i;
+	th_host_init(&h);
+	fill_pattern(l4, sizeof(l4), 5);
+	for (i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
+		d.src = srcs[i];
+		th_run(&h, frame, th_build_ip4(frame, &d, l4, sizeof(l4)));
+	}
+	CHECK_EQ(th_out_count(&h), 0);
+	CHECK_EQ(th_stats(&h).tx_icmp_unreach, 0);
+	th_host_fini(&h);
+}
+
+/* RFC 1122 4.1.3.1 after reassembly: a fragmented datagram to a closed
+ * port gets one port unreachable, quoting the rebuilt datagram's header
+ * (whole length, no fragment bits) and its first bytes (RFC 792). */
+TEST(icmp_port_unreachable_for_a_reassembled_datagram)
+{
+	struct th_host h;
+	struct th_ip d = th_ip_default(17);
+	static uint8_t payload[1200], l4[1300], expect[1400];
+	struct th_frame *o;
+	uint32_t n, hl;
+	th_host_init(&h);
+	iip_udp_port_open(h.ws, htons_(7), 1);
+	fill_pattern(payload, sizeof(payload), 6);
+	n = th_udp(l4, TH_IP_PEER, TH_IP_SELF, 4000, 9, payload, sizeof(payload));
+	th_run(&h, frame, th_build_frag(frame, &d, l4, 600, n - 600, 0));
+	th_run(&h, frame, th_build_frag(frame, &d, l4, 0, 600, 1));
+	hl = th_ip4(expect, &d, n);
+	memcpy(expect + hl, l4, n);
+	CHECK_EQ(th_out_count(&h), 1);
+	o = th_pop(&h);
+	CHECK(o != NULL);
+	if (o) {
+		check_icmp_error(o, 3, 3, expect, hl + n);
+		free(o);
+	}
+	th_host_fini(&h);
+}
+
+/* No packet for the error: nothing sent, the offending datagram still freed. */
+TEST(icmp_error_without_packets_is_skipped)
+{
+	struct th_host h;
+	struct th_ip d = th_ip_default(253);
+	uint8_t l4[16];
+	th_host_init(&h);
+	fill_pattern(l4, sizeof(l4), 7);
+	h.alloc_fail = 1;
+	th_run(&h, frame, th_build_ip4(frame, &d, l4, sizeof(l4)));
+	h.alloc_fail = 0;
+	CHECK_EQ(th_out_count(&h), 0);
+	CHECK_EQ(th_stats(&h).tx_icmp_unreach, 0);
+	CHECK_EQ(th_stats(&h).pkt_alloc_failed, 1);
+	th_host_fini(&h);
+}
+
 int main(void)
 {
 	RUN(icmp_echo_request_gets_a_reply);
@@ -353,6 +420,9 @@ int main(void)
 	RUN(icmp_errors_and_unknown_types_received_are_not_answered);
 	RUN(icmp_no_error_about_an_ip_broadcast_datagram);
 	RUN(icmp_no_error_about_a_link_layer_broadcast_or_multicast);
+	RUN(icmp_no_error_to_a_class_e_source);
+	RUN(icmp_port_unreachable_for_a_reassembled_datagram);
+	RUN(icmp_error_without_packets_is_skipped);
 	RUN(icmp_errors_are_rate_limited);
 	RUN(icmp_echo_replies_are_not_rate_limited);
 	RUN(icmp_echo_without_packets_is_not_answered);

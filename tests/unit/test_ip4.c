@@ -225,8 +225,9 @@ TEST(ip4_bad_header_checksum_flagged_by_the_nic_is_dropped)
 	th_host_fini(&h);
 }
 
-/* RFC 791 3.1, RFC 1122 3.2.1.8: options are passed over when well formed.
- * NOP and EOL, and a record-route option (type 7) with room for two hops. */
+/* RFC 791 3.1, RFC 1122 3.2.1.8: options are passed over when well formed:
+ * NOP and EOL, record route (7) with room for two hops, timestamp (68),
+ * junk after EOL, an option type nobody defined. */
 TEST(ip4_well_formed_options_are_accepted)
 {
 	struct th_host h;
@@ -236,6 +237,7 @@ TEST(ip4_well_formed_options_are_accepted)
 	static const uint8_t record_route[12] = { 7, 11, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	static const uint8_t timestamp[12] = { 68, 12, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	static const uint8_t eol_then_junk[4] = { 0, 0xff, 0xff, 0xff }; /* nothing after EOL is read */
+	static const uint8_t unknown[4] = { 0x9e, 4, 0xab, 0xcd }; /* RFC 1122 3.2.1.8: unknown options MUST be ignored */
 	th_host_init(&h);
 	d.opts = nop_eol;
 	d.opts_len = 4;
@@ -250,6 +252,9 @@ TEST(ip4_well_formed_options_are_accepted)
 	expect_echo_reply(&h);
 	d.opts = eol_then_junk;
 	d.opts_len = 4;
+	th_run(&h, f, build_echo(f, &d));
+	expect_echo_reply(&h);
+	d.opts = unknown;
 	th_run(&h, f, build_echo(f, &d));
 	expect_echo_reply(&h);
 	CHECK_EQ(th_stats(&h).rx_ip4_bad_options, 0);
@@ -485,6 +490,26 @@ TEST(ip4_unknown_ethertype_is_dropped)
 	th_host_fini(&h);
 }
 
+/* RFC 1122 3.2.1.7: "A host MUST NOT discard a datagram just because it was
+ * received with TTL less than 2" (TTL matters to routers only). */
+TEST(ip4_ttl_0_or_1_to_us_is_accepted)
+{
+	struct th_host h;
+	uint8_t f[256];
+	struct th_ip d = th_ip_default(1);
+	uint32_t n;
+	th_host_init(&h);
+	d.ttl = 1;
+	th_run(&h, f, build_echo(f, &d));
+	expect_echo_reply(&h);
+	n = build_echo(f, &d);
+	f[14 + 8] = 0;
+	th_ip4_fix_csum(f + 14);
+	th_run(&h, f, n);
+	expect_echo_reply(&h);
+	th_host_fini(&h);
+}
+
 int main(void)
 {
 	RUN(ip4_valid_datagram_is_processed);
@@ -499,6 +524,7 @@ int main(void)
 	RUN(ip4_bad_header_checksum_is_dropped);
 	RUN(ip4_bad_header_checksum_flagged_by_the_nic_is_dropped);
 	RUN(ip4_well_formed_options_are_accepted);
+	RUN(ip4_ttl_0_or_1_to_us_is_accepted);
 	RUN(ip4_malformed_options_are_dropped);
 	RUN(ip4_source_route_options_are_dropped);
 	RUN(ip4_martian_sources_are_dropped);

@@ -491,6 +491,78 @@ TEST(reasm_whole_datagram_beyond_65535_with_first_header_options_is_dropped)
 	th_host_fini(&h);
 }
 
+/* RFC 791 3.2: options not "copied" appear in the first fragment only, so
+ * fragments of one datagram have different header lengths; each
+ * fragment's own header is stripped when the datagram is rebuilt. */
+TEST(reasm_fragments_with_different_header_lengths_rebuild_the_datagram)
+{
+	struct th_host h;
+	static uint8_t payload[200], l4[256];
+	static const uint8_t rr[12] = { 7, 11, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
+	static const uint8_t nops[4] = { 1, 1, 1, 0 };
+	struct th_ip first = th_ip_default(17), mid = th_ip_default(17), last = th_ip_default(17);
+	uint32_t n;
+	th_host_init(&h);
+	fill_pattern(payload, sizeof(payload), 18);
+	n = make_udp(l4, payload, sizeof(payload));
+	first.opts = rr;
+	first.opts_len = sizeof(rr);
+	mid.opts = nops;
+	mid.opts_len = sizeof(nops);
+	send_frag(&h, &mid, l4, 64, 64, 1);
+	send_frag(&h, &last, l4, 128, n - 128, 0);
+	send_frag(&h, &first, l4, 0, 64, 1);
+	expect_udp_delivered(&h, 1, payload, sizeof(payload));
+	CHECK_EQ(th_stats(&h).rx_udp_bad_csum, 0);
+	th_host_fini(&h);
+}
+
+/* RFC 894: a short last fragment arrives padded to 60 bytes; the padding
+ * must not become part of the rebuilt datagram. */
+TEST(reasm_padded_short_last_fragment_is_trimmed)
+{
+	struct th_host h;
+	uint8_t payload[64], l4[80];
+	struct th_ip d = th_ip_default(17);
+	uint32_t n, fl;
+	th_host_init(&h);
+	fill_pattern(payload, sizeof(payload), 19);
+	n = make_udp(l4, payload, sizeof(payload)); /* 72: 64 + a last fragment of 8 */
+	send_frag(&h, &d, l4, 0, 64, 1);
+	fl = th_build_frag(frame, &d, l4, 64, n - 64, 0);
+	CHECK_EQ(fl, 14 + 20 + 8);
+	memset(frame + fl, 0xcc, 60 - fl);
+	th_run(&h, frame, 60);
+	expect_udp_delivered(&h, 1, payload, sizeof(payload));
+	CHECK_EQ(th_stats(&h).rx_udp_bad_csum, 0);
+	th_host_fini(&h);
+}
+
+/* The millisecond clock is 32 bits and wraps every 49.7 days; a
+ * reassembly begun just before the wrap still expires on time, not at once
+ * and not never. */
+TEST(reasm_timeout_across_the_clock_wrap)
+{
+	struct th_host h;
+	uint8_t payload[64], l4[80];
+	struct th_ip d = th_ip_default(17);
+	long alive;
+	th_host_init(&h);
+	h.now_ns = (4294967296ULL - 1000ULL) * 1000000ULL; /* 1 s before the ms clock wraps */
+	th_run(&h, NULL, 0);
+	fill_pattern(payload, sizeof(payload), 20);
+	make_udp(l4, payload, sizeof(payload));
+	alive = th_pkts_alive;
+	send_frag(&h, &d, l4, 0, 64, 1);
+	th_advance_ms(&h, 2000); /* across the wrap */
+	CHECK_EQ(th_stats(&h).rx_ip4_frag_timeout, 0);
+	CHECK_EQ(reasm_slots_used(&h), 1);
+	th_advance_ms(&h, IIP_CONF_IP4_REASM_TIMEOUT_MS - 2000);
+	CHECK_EQ(th_stats(&h).rx_ip4_frag_timeout, 1);
+	CHECK_EQ(th_pkts_alive, alive);
+	th_host_fini(&h);
+}
+
 int main(void)
 {
 	RUN(reasm_in_order_udp_is_delivered_whole);
@@ -508,6 +580,9 @@ int main(void)
 	RUN(reasm_timeout_frees_everything);
 	RUN(reasm_udp_checksum_covers_every_fragment);
 	RUN(reasm_interleaved_datagrams_do_not_mix);
+	RUN(reasm_fragments_with_different_header_lengths_rebuild_the_datagram);
+	RUN(reasm_padded_short_last_fragment_is_trimmed);
+	RUN(reasm_timeout_across_the_clock_wrap);
 	RUN(reasm_fragmented_echo_gets_a_fragmented_reply);
 	RUN(reasm_unknown_protocol_gets_protocol_unreachable);
 	TH_SUMMARY();
