@@ -883,6 +883,12 @@ static void afx_wait(struct afx_thread *t, uint64_t timeout_us)
 	atomic_store(&t->waker.sleeping, 0);
 }
 
+/* descriptors in the TX ring the kernel has not taken yet */
+static int afx_tx_unsent(struct afx_thread *t)
+{
+	return xsk_prod_nb_free(&t->tx, afx.conf.tx_size) < afx.conf.tx_size;
+}
+
 static void *afx_thread_main(void *arg)
 {
 	struct afx_thread *t = arg;
@@ -905,6 +911,10 @@ static void *afx_thread_main(void *arg)
 		__app_loop(t->workspace, afx.ifi.mac, afx.ip4_be, &next_us, t->opaque);
 		afx_transmit(t);
 		t->iterations++;
+		if (afx_tx_unsent(t)) { /* the kernel stopped short (EAGAIN/ENOBUFS): push again */
+			afx_kick_tx(t);
+			continue;
+		}
 		if (nrx || t->npending || !poll_cap_us)
 			continue; /* busy: go round again at once */
 		wait_us = next_us < poll_cap_us ? next_us : poll_cap_us;
