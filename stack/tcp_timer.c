@@ -48,12 +48,17 @@ static uint8_t __iip_tcp_on_rtx_timer(struct iip_workspace *ws, struct iip_tcp_c
 	default:
 		break;
 	}
-	if (c->zwp_probing && c->snd_una == c->snd_max) {
-		/* persist: one byte beyond the zero window; never give up while the
-		 * peer answers (RFC 1122 4.2.2.17) */
-		if (__iip_seq_lt(c->snd_nxt, c->snd_queued)) {
-			__iip_tcp_xmit(ws, c, c->snd_nxt, 1, IIP_TCP_FLAG_ACK, opaque);
-			c->snd_max = c->snd_nxt + 1;
+	if (c->zwp_probing && __iip_seq_le(c->snd_max, c->snd_una + 1)) {
+		/*
+		 * persist: one byte beyond the zero window, at SND.UNA (nothing
+		 * else is outstanding but an earlier probe's byte, which the peer
+		 * refused: snd_nxt stays put, snd_max covers the byte in case the
+		 * peer takes it); never give up while the peer answers (RFC 1122
+		 * 4.2.2.17)
+		 */
+		if (__iip_seq_lt(c->snd_una, c->snd_queued)) {
+			__iip_tcp_xmit(ws, c, c->snd_una, 1, IIP_TCP_FLAG_ACK, opaque);
+			c->snd_max = c->snd_una + 1;
 			IIP_STATS_INC(ws, tx_tcp_zwp);
 		}
 		c->backoff = (uint8_t) __iip_min(c->backoff + 1, 16);
