@@ -999,6 +999,16 @@ static int afx_setup(int argc, char *const *argv, int afx_argc)
 			afx.ifi.rx_queues_from, c->ifname, afx.nthreads);
 		return 1;
 	}
+	if (afx.nthreads < afx.ifi.rx_queues) {
+		/* the XDP program passes frames of queues without a socket to
+		 * Linux, which owns the same address and resets our connections */
+		fprintf(stderr, "%s: af_xdp: %u thread%s (-l) but %s has %u receive queues (%s): frames arriving on a "
+			"queue without a thread would go to the Linux stack (which resets TCP connections it does not "
+			"know); give -l %u cores or set the queues: ethtool -L %s combined %u (or rx %u tx %u)\n",
+			argv[0], afx.nthreads, afx.nthreads == 1 ? "" : "s", c->ifname, afx.ifi.rx_queues,
+			afx.ifi.rx_queues_from, afx.ifi.rx_queues, c->ifname, afx.nthreads, afx.nthreads, afx.nthreads);
+		return 1;
+	}
 	max_mtu = c->frame_size - AFX_UMEM_FRAME_HEADROOM - XDP_PACKET_HEADROOM - 14u;
 	if (afx.ifi.mtu > max_mtu || afx.ifi.mtu < 68) {
 		fprintf(stderr, "%s: af_xdp: %s has MTU %u; with %u-byte frames the largest is %u%s\n", argv[0],

@@ -16,7 +16,8 @@
 # transfers all complete and every connection was accepted on the thread
 # helper_ip4_get_connection_affinity() names. Busy polling (-e 0), a pcap
 # file (-w), and clear errors: not root, no such interface, more threads
-# than queues, native XDP refused by the device, bad option.
+# than queues, fewer threads than queues, native XDP refused by the device,
+# bad option, no -i.
 #
 # Needs root; without it (or without libxdp) everything is skipped. The
 # namespaces carry this shell's PID (iipt<PID>...) and are removed on exit.
@@ -257,6 +258,8 @@ if ! NETNS_ADDR_A=10.99.0.1 NETNS_ADDR_B=10.99.0.2 "$NETNS" up "$TWO" --queues 2
 	bad "create the two-queue topology"; cat "$OUT/netns2.log"; finish
 fi
 A="$TWO-a"; B="$TWO-b"; IF="$TWO-va"
+expect_error "fewer threads than queues: clear error (Linux would get the other queue's frames)" \
+	"has 2 receive queues" "$A" "$OUT/tcp_echo" -i "$IF" -l 0 --
 NCONN=32
 if start echo_mq "$A" "$OUT/tcp_echo" -i "$IF" -l 0-1 -- -p 5000 -n "$NCONN"; then
 	for i in $(seq "$NCONN"); do
