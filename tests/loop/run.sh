@@ -50,13 +50,15 @@ K=1024; M=$((1024 * 1024)); G=$((1024 * 1024 * 1024))
 pass=0; fail=0
 echo "loop TCP tests, LOOP_SCALE=$scale ($( [ "$scale" = 1 ] && echo "the issue's sizes" || echo "scaled sizes" ))"
 
-# scenario NAME BINARY "LOOP OPTIONS" "APP OPTIONS (both hosts)"
+# scenario NAME BINARY "LOOP OPTIONS" "APP OPTIONS (both hosts)" ["CLIENT-ONLY OPTIONS" "EXPECTED FAILURE"]
+# With an expected failure (a regex the server's line must match), the run
+# must fail with exit status 1: a self-test of the checks themselves.
 scenario() {
-  local name=$1 bin=$2 lopts=$3 aopts=$4
+  local name=$1 bin=$2 lopts=$3 aopts=$4 copts=${5:-} expect_fail=${6:-}
   if [ -n "$only" ] && ! [[ $name =~ $only ]]; then return; fi
   local log="$out/$name.log"
   # -T: a virtual-time guard against a hang (never reached by a healthy run)
-  local cmd="$out/$bin -V -T 100000 $lopts -- -p 5000 $aopts -- -s 10.0.0.1 -p 5000 $aopts"
+  local cmd="$out/$bin -V -T 100000 $lopts -- -p 5000 $aopts -- -s 10.0.0.1 -p 5000 $aopts $copts"
   local t0 t1 rc
   t0=$(date +%s.%N)
   timeout "$limit" $cmd >"$log" 2>&1
@@ -76,6 +78,16 @@ scenario() {
              END { printf "%d retrans, %d rto", r, o }' "$log")
   local total=$((c2s + s2c))
   local gbps; gbps=$(awk -v b="$total" -v w="$wall" 'BEGIN { printf "%.2f", (w > 0) ? (b * 8 / w / 1e9) : 0 }')
+  if [ -n "$expect_fail" ]; then
+    if [ "$rc" -eq 1 ] && grep -qE "$expect_fail" <<<"$srv" && grep -q ': FAILED$' <<<"$srv"; then
+      echo "ok - $name: failed as it must ($(grep -oE "$expect_fail" <<<"$srv" | head -n 1))"
+      pass=$((pass + 1)); rm -f "$log"
+    else
+      echo "not ok - $name: exit $rc, expected 1 with '$expect_fail'"; echo "  command: $cmd"; echo "  log: $log"
+      fail=$((fail + 1))
+    fi
+    return
+  fi
   local figures="$total B checked (c->s $c2s, s->c $s2c), conns ${conns:-?}, wall ${wall} s, virtual ${vt:-?} s (${vtot:-?} s with TIME-WAIT), ${gbps} Gbit/s wall, $rtx"
   if [ "$rc" -eq 0 ] && grep -q ': ok$' <<<"$srv" && grep -q ': ok$' <<<"$cli" &&
      grep -q '^loop: leak check ok' "$log"; then
@@ -117,6 +129,11 @@ scenario conc1000-random-tso  xfer "-F sg,tso,csum,lro"      "-c 1000 -R 8 -n $(
 scenario cycles-100k          xfer ""                        "-c 100 -k $(sz 1000) -R 3 -n 4k"
 scenario cycles-10k-sg-csum   xfer "-F sg,csum"              "-c 100 -k $(sz 100) -R 4 -n 16k -b"
 scenario cycles-2k-loss       xfer "-L 0.02 -O 0.02 -S 19"   "-c 20 -k $(sz 100) -R 5 -n 64k -b"
+
+# 6. the checks can fail: one flipped bit per stream must be caught, also
+#    inside LRO chains and with the zero-copy transmit path
+scenario selftest-flip        xfer ""                        "-c 3 -n 1m" "-X 777" "mismatch 3 "
+scenario selftest-flip-lro    xfer "-F sg,tso,csum,lro"      "-c 2 -n 4m -A" "-X 2000001" "mismatch 2 "
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

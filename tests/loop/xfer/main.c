@@ -34,6 +34,8 @@
  *     -A        also send from iip_ops_tcp_acked, i.e. inside iip_run, so
  *               that the stack sends a batch's data together (TSO frames);
  *               by default the application sends from __app_loop only
+ *     -X OFF    self-test of the checker: this host flips one bit of payload
+ *               byte OFF in every stream it sends (the peer must report it)
  *
  * At exit each host prints one "xfer:" summary line; the process exits 1
  * (after the backend's own report) if any host saw a mismatch, a missing or
@@ -128,6 +130,8 @@ struct xfer_app {
 	uint64_t seed;
 	int bidir, reverse, nodelay;
 	int send_in_callbacks;         /* -A */
+	int flip_set;                  /* -X */
+	uint64_t flip_at;
 	uint32_t wsize;
 	uint32_t tx_budget;
 	uint64_t expected;             /* connections to complete: nconc * cycles */
@@ -193,10 +197,26 @@ static uint64_t xfer_key(uint32_t id, uint32_t dir)
 	return xfer_mix(((uint64_t) id << 1 | dir) ^ 0x1234567890abcdefull);
 }
 
-/* payload word w of a stream: bytes 8w .. 8w+7, least significant first */
+/*
+ * Payload word w of a stream (bytes 8w .. 8w+7, least significant first):
+ * unique per offset (multiplying by an odd constant is a bijection) and per
+ * stream (the key is a random-looking 64-bit value per id and direction),
+ * and cheap: one multiply per 8 bytes, so checking a gigabyte costs little
+ * next to the stack's own work.
+ */
 static uint64_t xfer_word(uint64_t key, uint64_t w)
 {
-	return xfer_mix(key ^ (w * 0xd6e8feb86659fd93ull));
+	return (w * 0x9e3779b97f4a7c15ull) ^ key;
+}
+
+/* the word as it lies in memory (little-endian byte order on every host) */
+static uint64_t xfer_word_mem(uint64_t key, uint64_t w)
+{
+	uint64_t v = xfer_word(key, w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
 }
 
 static uint8_t xfer_byte(uint64_t key, uint64_t off)
@@ -211,10 +231,8 @@ static void xfer_fill(uint64_t key, uint64_t off, uint8_t *p, uint32_t n)
 		n--;
 	}
 	while (n >= 8) {
-		uint64_t v = xfer_word(key, off >> 3);
-		int i;
-		for (i = 0; i < 8; i++)
-			p[i] = (uint8_t) (v >> (i * 8));
+		uint64_t v = xfer_word_mem(key, off >> 3);
+		memcpy(p, &v, 8);
 		p += 8;
 		off += 8;
 		n -= 8;
@@ -234,10 +252,14 @@ static uint64_t xfer_check(uint64_t key, uint64_t off, const uint8_t *p, uint32_
 		n--;
 	}
 	while (n >= 8) {
-		uint64_t v = xfer_word(key, off >> 3);
-		int i;
-		for (i = 0; i < 8; i++)
-			bad += p[i] != (uint8_t) (v >> (i * 8));
+		uint64_t v = xfer_word_mem(key, off >> 3), got;
+		memcpy(&got, p, 8);
+		if (got != v) {
+			uint64_t x = got ^ v;
+			int i;
+			for (i = 0; i < 8; i++)
+				bad += ((x >> (i * 8)) & 0xff) != 0;
+		}
 		p += 8;
 		off += 8;
 		n -= 8;
@@ -431,6 +453,9 @@ static void *xfer_build(struct xfer_conn *c, void *opaque)
 		p[k] = c->tx_hdr[c->tx_off + k];
 	if (k < len)
 		xfer_fill(xfer_key(c->id, a->client ? XFER_C2S : XFER_S2C), c->tx_off + k - XFER_HDR_LEN, p + k, len - k);
+	/* -X: a deliberate error, to show that the receiver catches it */
+	if (a->flip_set && XFER_HDR_LEN + a->flip_at >= c->tx_off && XFER_HDR_LEN + a->flip_at < c->tx_off + len)
+		p[XFER_HDR_LEN + a->flip_at - c->tx_off] ^= 0x01;
 	return pkt;
 }
 
@@ -732,7 +757,8 @@ static void xfer_usage(const char *prog)
 		"  -w BYTES  bytes per iip_tcp_send (1..65535, at most a packet buffer; default 1448)\n"
 		"  -q PKTS   packets queued but unacknowledged per host (default 3072)\n"
 		"  -N        TCP_NODELAY (Nagle off)\n"
-		"  -A        also send from iip_ops_tcp_acked (inside iip_run: the stack batches, TSO)\n",
+		"  -A        also send from iip_ops_tcp_acked (inside iip_run: the stack batches, TSO)\n"
+		"  -X OFF    self-test: flip a bit of payload byte OFF of every stream this host sends\n",
 		prog, prog);
 }
 
@@ -771,7 +797,7 @@ static void *__app_init(int argc, char *const *argv)
 	a->nbytes = 1024 * 1024;
 	a->wsize = 1448;
 	a->tx_budget = 3072;
-	while ((opt = getopt(argc, argv, "s:p:c:k:n:R:brw:q:NAh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:c:k:n:R:brw:q:NAX:h")) != -1) {
 		switch (opt) {
 		case 's':
 			if (inet_pton(AF_INET, optarg, &in) != 1) {
@@ -792,6 +818,7 @@ static void *__app_init(int argc, char *const *argv)
 		case 'q': if (xfer_num(optarg, 1, 1u << 24, &v)) err = 1; a->tx_budget = (uint32_t) v; break;
 		case 'N': a->nodelay = 1; break;
 		case 'A': a->send_in_callbacks = 1; break;
+		case 'X': if (xfer_num(optarg, 0, 1ull << 50, &v)) err = 1; a->flip_at = v; a->flip_set = 1; break;
 		case 'h': xfer_usage(argv[0]); exit(0);
 		default: err = 1; break;
 		}
