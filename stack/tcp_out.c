@@ -46,11 +46,18 @@ static uint16_t __iip_tcp_window_field(struct iip_tcp_conn *c, uint8_t syn)
 	if (syn) /* RFC 7323 2.2: the window of a SYN is never scaled */
 		wnd = __iip_min(wnd, 65535U);
 	else {
-		wnd = (wnd + (1U << c->rcv_wscale) - 1) >> c->rcv_wscale;
-		wnd = __iip_min(wnd, 65535U);
+		/*
+		 * Truncated to the scale (RFC 7323 2.3): never offer space we do
+		 * not have.  Rounding up instead made the right edge creep beyond
+		 * the buffer by up to 2^shift - 1 bytes per ACK.  The edge the
+		 * peer sees may then lie a few bytes left of rcv_adv, which keeps
+		 * the furthest edge ever offered, so data up to it is accepted.
+		 */
+		wnd = __iip_min(wnd >> c->rcv_wscale, 65535U);
 	}
-	c->rcv_adv = c->rcv_nxt + (syn ? wnd : wnd << c->rcv_wscale);
 	c->rcv_wnd_sent = syn ? wnd : wnd << c->rcv_wscale;
+	if (__iip_seq_gt(c->rcv_nxt + c->rcv_wnd_sent, c->rcv_adv))
+		c->rcv_adv = c->rcv_nxt + c->rcv_wnd_sent;
 	return (uint16_t) wnd;
 }
 
