@@ -5,7 +5,8 @@
 #
 # Checks, for native and for generic (SKB) XDP mode:
 #   - ping gets replies from the stack, also 3000-byte pings (fragmented both
-#     ways); a UDP datagram comes back from the ping_udp responder;
+#     ways); a UDP datagram comes back from the ping_udp responder; the
+#     stack's pinger resolves Linux by ARP and gets its ICMP and UDP echoes;
 #   - 10 MiB of random bytes through the tcp_echo app with socat: what comes
 #     back has the same SHA-256 (TCP data both ways at once);
 #   - 10 MiB from apps/examples/http_server to curl, SHA-256 of the
@@ -172,6 +173,18 @@ for mode in native generic; do
 	else
 		bad "$mode: start ping_udp"; stop
 	fi
+
+	# the stack as the active side: ARP request, ICMP echo and UDP to Linux
+	# (a socat UDP echo on port 7), every reply checked byte by byte
+	ip netns exec "$B" timeout 60 socat UDP4-RECVFROM:7,fork PIPE 2>/dev/null &
+	UDPECHO_PID=$!
+	sleep 0.3
+	ip netns exec "$A" timeout 60 "$OUT/ping_udp" -i "$IF" -M "$mode" -- -s 10.99.0.2 -n 20 -l 1472 \
+		>"$OUT/pinger_$mode.out" 2>&1; rc=$?
+	kill -TERM "$UDPECHO_PID" 2>/dev/null; wait "$UDPECHO_PID" 2>/dev/null
+	good=0; [ "$rc" -eq 0 ] && grep -q '^ping_udp: result: ok' "$OUT/pinger_$mode.out" && good=1
+	check "$mode: the stack pings Linux (ARP, 20 ICMP + 20 UDP echoes checked): $(grep -m1 'icmp echo:' "$OUT/pinger_$mode.out" | cut -d, -f1)" [ "$good" = 1 ]
+	check "$mode: pinger: every UMEM frame returned" frames_back "pinger_$mode"
 
 	# TCP both ways: 10 MiB echoed
 	if start "echo_$mode" "$A" "$OUT/tcp_echo" -i "$IF" -M "$mode" -- -p 5000 -n 1; then
