@@ -61,6 +61,7 @@ struct hs_conn {
 	void *handle;
 	struct hs_conn *prev, *next;  /* the thread's list of connections with output pending */
 	int in_active;
+	struct hs_conn *all_prev, *all_next; /* every open connection of the thread */
 	char req[HS_REQ_MAX];
 	uint32_t req_len;
 	/* the response being sent */
@@ -77,6 +78,7 @@ struct hs_conn {
 struct hs_thread {
 	uint16_t index;
 	struct hs_conn *active;       /* connections with output to queue */
+	struct hs_conn *all;          /* every connection, freed at exit if still open */
 	uint64_t accepted, closed, requests, bad_requests, bytes_queued, send_refused;
 	uint32_t open_now;
 };
@@ -429,6 +431,11 @@ static void __app_exit(void *app_global)
 		       t->index, (unsigned long long) t->accepted, (unsigned long long) t->closed, t->open_now,
 		       (unsigned long long) t->requests, (unsigned long long) t->bad_requests,
 		       (unsigned long long) t->bytes_queued, (unsigned long long) t->send_refused);
+		while (t->all) { /* still open when the backend stopped */
+			struct hs_conn *c = t->all;
+			t->all = c->all_next;
+			free(c);
+		}
 		free(t);
 	}
 	pthread_mutex_destroy(&a->lock);
@@ -453,6 +460,10 @@ static void *iip_ops_tcp_accepted(void *context, void *handle, void *pkt, void *
 		return NULL;
 	}
 	c->handle = handle;
+	c->all_next = t->all;
+	if (t->all)
+		t->all->all_prev = c;
+	t->all = c;
 	t->accepted++;
 	t->open_now++;
 	return c;
@@ -535,6 +546,12 @@ static void iip_ops_tcp_closed(void *handle, uint8_t local_mac[], uint32_t local
 	if (!c)
 		return;
 	hs_deactivate(t, c);
+	if (c->all_prev)
+		c->all_prev->all_next = c->all_next;
+	else
+		t->all = c->all_next;
+	if (c->all_next)
+		c->all_next->all_prev = c->all_prev;
 	t->closed++;
 	t->open_now--;
 	free(c);
