@@ -603,8 +603,16 @@ static uint8_t __iip_tcp_fast_path(struct iip_workspace *ws, struct iip_tcp_conn
 		iip_ops_pkt_free(pkt, opaque);
 		return 1;
 	}
-	if (s->ack != c->snd_una || s->payload_len > __iip_tcp_rcv_space(c) || c->fin_rcvd)
+	/* in-order data, possibly acknowledging new data too (request/response) */
+	if (c->fin_rcvd || __iip_seq_lt(s->ack, c->snd_una) || __iip_seq_gt(s->ack, c->snd_max)
+			|| __iip_seq_gt(s->seq + s->payload_len, c->rcv_adv))
 		return 0;
+	if (s->ack != c->snd_una) {
+		c->snd_wl1 = s->seq;
+		c->snd_wl2 = s->ack;
+		if (__iip_tcp_ack_advance(ws, c, s->ack, s, opaque))
+			return 0; /* cannot happen in ESTABLISHED; keeps the contract */
+	}
 	if (c->opt_ts && __iip_seq_le(s->seq, c->last_ack_sent)) {
 		c->ts_recent = s->opts.ts_val;
 		c->ts_recent_age_ms = ws->now_ms;
