@@ -29,8 +29,10 @@
  * left for "hardware", as veth does without `ethtool -K tx off`); frames
  * without either are verified in software. Without csum, the stack checks
  * every checksum itself, and frames with unfinished checksums are dropped.
- * Transmit checksums and TSO are not offered: a packet socket sends frames
- * as they are. sg: frames are sent from their segments (the kernel copies).
+ * csum and tso also turn on PACKET_VNET_HDR: every frame we send carries a
+ * virtio-net header (../tap/vnet.h) asking the kernel to finish the TCP/UDP
+ * checksum or to segment a TSO frame (in software if the device cannot).
+ * sg: frames are sent from their segments (the kernel copies).
  *
  * This file is included into the application's translation unit after the
  * stack; it needs libc and pthreads.
@@ -63,6 +65,9 @@
 #include "../common/pkt_offload.h"
 #include "../common/corelist.h"
 #include "fanout.h"
+/* the virtio-net header is the same on a packet socket (PACKET_VNET_HDR) as
+ * on a tap: share the tap backend's code for it */
+#include "../tap/vnet.h"
 
 /* the application's side of the contract (COMPAT.md section 3) */
 static void *__app_init(int argc, char *const *argv);
@@ -82,6 +87,7 @@ static void __app_exit(void *app_global);
 
 #define AFP_F_SG   (1u << 0)
 #define AFP_F_CSUM (1u << 1)
+#define AFP_F_TSO  (1u << 2)
 
 struct afp_thread {
 	uint16_t index, core;
@@ -101,6 +107,7 @@ struct afp_thread {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t rx_drop_nobuf, rx_drop_trunc, rx_outgoing, rx_missteered, tx_drop_error;
 	uint64_t rx_csum_valid, rx_csum_notready, rx_sw_verified;
+	struct tap_vnet_stats vnet;  /* transmit side of the virtio-net header */
 };
 
 struct afp_conf {
@@ -121,6 +128,7 @@ static struct {
 	struct afp_conf conf;
 	struct afp_thread *threads;
 	uint16_t nthreads;
+	int vnet_hdr;               /* PACKET_VNET_HDR: csum or tso */
 	void *app_global;
 	volatile sig_atomic_t stop;
 } afp;
@@ -176,10 +184,10 @@ static uint8_t iip_ops_nic_feature_offload_tx_scatter_gather(void *opaque) { (vo
 static uint8_t iip_ops_nic_feature_offload_ip4_rx_checksum(void *opaque) { (void) opaque; return 0; }
 static uint8_t iip_ops_nic_feature_offload_ip4_tx_checksum(void *opaque) { (void) opaque; return 0; }
 static uint8_t iip_ops_nic_feature_offload_tcp_rx_checksum(void *opaque) { (void) opaque; return afp_feature(AFP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_tso(void *opaque) { (void) opaque; return 0; }
+static uint8_t iip_ops_nic_feature_offload_tcp_tx_checksum(void *opaque) { (void) opaque; return afp_feature(AFP_F_CSUM); }
+static uint8_t iip_ops_nic_feature_offload_tcp_tx_tso(void *opaque) { (void) opaque; return afp_feature(AFP_F_TSO); }
 static uint8_t iip_ops_nic_feature_offload_udp_rx_checksum(void *opaque) { (void) opaque; return afp_feature(AFP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_udp_tx_checksum(void *opaque) { (void) opaque; return 0; }
+static uint8_t iip_ops_nic_feature_offload_udp_tx_checksum(void *opaque) { (void) opaque; return afp_feature(AFP_F_CSUM); }
 static uint8_t iip_ops_nic_feature_offload_udp_tx_tso(void *opaque) { (void) opaque; return 0; }
 
 /* the thread whose socket the fanout program hands this flow to */
@@ -194,10 +202,19 @@ static uint16_t helper_ip4_get_connection_affinity(uint16_t protocol, uint32_t l
 
 static void afp_send_frame(struct afp_thread *t, struct io_pkt *frame)
 {
-	struct iovec iov[64];
+	struct iovec iov[1 + 64];
+	struct virtio_net_hdr vh;
 	struct msghdr msg;
 	struct io_pkt *s;
 	size_t n = 0, len = 0;
+	if (afp.vnet_hdr) {
+		if (tap_vnet_tx_fill(&vh, frame, afp.conf.mtu, &t->vnet)) {
+			t->tx_drop_error++;
+			return;
+		}
+		iov[n].iov_base = &vh;
+		iov[n++].iov_len = sizeof(vh);
+	}
 	for (s = frame; s; s = s->next) {
 		if (n == sizeof(iov) / sizeof(iov[0])) {
 			t->tx_drop_error++;
@@ -393,7 +410,8 @@ static void afp_usage(FILE *f, const char *prog)
 		"               promiscuous mode)\n"
 		"  -l CORES     one thread (and one packet socket, fanout member) per core (default 0)\n"
 		"  -e MS        longest wait for frames when idle; 0 = busy poll (default 10)\n"
-		"  -F LIST      offloads: comma list of sg,csum or none (default none)\n"
+		"  -F LIST      offloads: comma list of sg,csum,tso or none (default none);\n"
+		"               csum and tso use the virtio-net header (PACKET_VNET_HDR)\n"
 		"  -m MTU       IP MTU (default: the interface's)\n"
 		"  -b N         packet buffers per thread (default 16384)\n"
 		"  -c N         TCP connections per thread (default 4096)\n"
@@ -450,6 +468,7 @@ static int afp_parse_features(const char *s, uint32_t *out)
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "sg")) f |= AFP_F_SG;
 		else if (!strcmp(tok, "csum")) f |= AFP_F_CSUM;
+		else if (!strcmp(tok, "tso")) f |= AFP_F_TSO;
 		else if (strcmp(tok, "none")) return -1;
 	}
 	*out = f;
@@ -504,7 +523,7 @@ static int afp_parse_options(int n, char *const *argv, struct afp_conf *c)
 			break;
 		case 'F':
 			if (afp_parse_features(optarg, &c->features))
-				return afp_bad(prog, opt, optarg, "comma list of sg,csum or none");
+				return afp_bad(prog, opt, optarg, "comma list of sg,csum,tso or none");
 			break;
 		case 'm':
 			if (afp_parse_u32(optarg, 68, 65000, &v))
@@ -538,6 +557,10 @@ static int afp_parse_options(int n, char *const *argv, struct afp_conf *c)
 	if (!c->ifname[0]) {
 		fprintf(stderr, "%s: -i IFNAME is required\n", prog);
 		afp_usage(stderr, prog);
+		return -1;
+	}
+	if ((c->features & AFP_F_TSO) && !(c->features & AFP_F_CSUM)) {
+		fprintf(stderr, "%s: -F tso needs csum (segmentation fills the checksums)\n", prog);
 		return -1;
 	}
 	return 0;
@@ -607,6 +630,11 @@ static int afp_open_socket(const char *prog, struct afp_thread *t, int fanout_id
 	/* our own transmissions are not for us (if unsupported, the ring's
 	 * PACKET_OUTGOING mark still filters them) */
 	(void) setsockopt(t->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one));
+	/* before the ring: the kernel refuses it afterwards */
+	if (afp.vnet_hdr && setsockopt(t->fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) < 0) {
+		fprintf(stderr, "%s: PACKET_VNET_HDR (needed by -F csum/tso): %s\n", prog, strerror(errno));
+		return -1;
+	}
 	memset(&req, 0, sizeof(req));
 	req.tp_block_size = AFP_BLOCK_SIZE;
 	req.tp_block_nr = afp.conf.ring_kib / (AFP_BLOCK_SIZE / 1024);
@@ -741,6 +769,10 @@ static void afp_print_stats(void)
 		       (unsigned long long) t->tx_drop_error, (unsigned long long) t->rx_outgoing,
 		       (unsigned long long) t->rx_missteered, (unsigned long long) t->rx_csum_valid,
 		       (unsigned long long) t->rx_csum_notready, (unsigned long long) t->rx_sw_verified);
+		if (afp.vnet_hdr)
+			printf("af_packet: thread %u: vnet: tx csum %llu tso %llu pseudo-fixed %llu bad %llu\n", i,
+			       (unsigned long long) t->vnet.tx_csum, (unsigned long long) t->vnet.tx_tso,
+			       (unsigned long long) t->vnet.tx_pseudo_fixed, (unsigned long long) t->vnet.tx_bad);
 		snprintf(name, sizeof(name), "af_packet: thread %u", i);
 		io_pkt_pool_report(&t->pool, stdout, name); /* open connections hold packets: informational */
 	}
@@ -767,6 +799,7 @@ static int __iosub_main(int argc, char *const *argv)
 	if (afp_parse_options(nopt, argv, &afp.conf))
 		return 2;
 	afp.nthreads = afp.conf.cores.count;
+	afp.vnet_hdr = (afp.conf.features & (AFP_F_CSUM | AFP_F_TSO)) != 0;
 	for (i = 0; i < afp.nthreads; i++) {
 		if (afp.conf.cores.cores[i] >= (uint16_t) sysconf(_SC_NPROCESSORS_CONF)) {
 			fprintf(stderr, "%s: -l: core %u does not exist (%ld cores)\n", prog, afp.conf.cores.cores[i],
@@ -799,11 +832,12 @@ static int __iosub_main(int argc, char *const *argv)
 	inet_ntop(AF_INET, &afp.conf.ip4_be, ip, sizeof(ip));
 	io_corelist_format(&afp.conf.cores, cores, sizeof(cores));
 	printf("af_packet: %s, %s, mac %02x:%02x:%02x:%02x:%02x:%02x, mtu %u, %u thread(s) on cores %s, "
-	       "offloads %s%s%s, ring %u KiB per thread, wait %u ms%s\n",
+	       "offloads %s%s%s%s, ring %u KiB per thread, wait %u ms%s\n",
 	       afp.conf.ifname, ip, afp.conf.mac[0], afp.conf.mac[1], afp.conf.mac[2], afp.conf.mac[3],
 	       afp.conf.mac[4], afp.conf.mac[5], afp.conf.mtu, afp.nthreads, cores,
 	       afp.conf.features ? "" : "none", (afp.conf.features & AFP_F_SG) ? "sg " : "",
-	       (afp.conf.features & AFP_F_CSUM) ? "csum" : "", afp.conf.ring_kib, afp.conf.wait_ms,
+	       (afp.conf.features & AFP_F_CSUM) ? "csum " : "", (afp.conf.features & AFP_F_TSO) ? "tso" : "",
+	       afp.conf.ring_kib, afp.conf.wait_ms,
 	       afp.conf.wait_ms ? "" : " (busy poll)");
 	if (ip_from_kernel)
 		fprintf(stderr, "%s: warning: %s is the kernel's address on %s: the kernel will answer too "

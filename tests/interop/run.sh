@@ -321,7 +321,7 @@ fi
 if [ "$have_afp" = 1 ]; then
 	run_afp af_packet 1 none
 	run_afp af_packet-csum-txon 1 sg,csum txon
-	if [ "$NCPU" -ge 2 ]; then run_afp af_packet-2t 2 sg,csum
+	if [ "$NCPU" -ge 2 ]; then run_afp af_packet-2t 2 sg,csum,tso
 	else skp "af_packet with 2 threads needs 2 CPUs"; fi
 fi
 finish
