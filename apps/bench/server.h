@@ -44,8 +44,10 @@ static void bench_server_conn_free(struct bench_conn *c)
 static void bench_server_stop_requested(struct bench_global *g, const char *why)
 {
 	int expected = 0;
-	if (atomic_compare_exchange_strong(&g->stop_requested, &expected, 1) && g->o.verbose >= 1)
-		printf("bench: %s\n", why);
+	if (atomic_compare_exchange_strong(&g->stop_requested, &expected, 1)) {
+		printf("bench: %s\n", why); /* once, whatever the verbosity: it says why we end */
+		fflush(stdout);
+	}
 }
 
 /* request bytes of an accepted connection */
