@@ -754,6 +754,20 @@ static void afp_on_signal(int sig)
 	afp.stop = 1;
 }
 
+/* the stack's non-zero counters of one thread, on one line */
+static void afp_print_stack_stats(uint16_t i, void *workspace)
+{
+	struct iip_stats st;
+	const unsigned long *v = (const unsigned long *) &st;
+	uint32_t k;
+	iip_stats_get(workspace, &st);
+	printf("af_packet: thread %u: stack:", i);
+	for (k = 0; iip_stats_name(k) && k < sizeof(st) / sizeof(*v); k++)
+		if (v[k])
+			printf(" %s=%lu", iip_stats_name(k), v[k]);
+	printf("\n");
+}
+
 static void afp_print_stats(void)
 {
 	uint16_t i;
@@ -773,6 +787,7 @@ static void afp_print_stats(void)
 			printf("af_packet: thread %u: vnet: tx csum %llu tso %llu pseudo-fixed %llu bad %llu\n", i,
 			       (unsigned long long) t->vnet.tx_csum, (unsigned long long) t->vnet.tx_tso,
 			       (unsigned long long) t->vnet.tx_pseudo_fixed, (unsigned long long) t->vnet.tx_bad);
+		afp_print_stack_stats(i, t->workspace);
 		snprintf(name, sizeof(name), "af_packet: thread %u", i);
 		io_pkt_pool_report(&t->pool, stdout, name); /* open connections hold packets: informational */
 	}

@@ -750,6 +750,20 @@ static void tap_on_signal(int sig)
 	tap.stop = 1;
 }
 
+/* the stack's non-zero counters of one thread, on one line */
+static void tap_print_stack_stats(uint16_t i, void *workspace)
+{
+	struct iip_stats st;
+	const unsigned long *v = (const unsigned long *) &st;
+	uint32_t k;
+	iip_stats_get(workspace, &st);
+	printf("tap: thread %u: stack:", i);
+	for (k = 0; iip_stats_name(k) && k < sizeof(st) / sizeof(*v); k++)
+		if (v[k])
+			printf(" %s=%lu", iip_stats_name(k), v[k]);
+	printf("\n");
+}
+
 static void tap_print_stats(void)
 {
 	uint16_t i;
@@ -769,6 +783,7 @@ static void tap_print_stats(void)
 			       (unsigned long long) t->vnet.tx_pseudo_fixed, (unsigned long long) t->vnet.tx_bad,
 			       (unsigned long long) t->vnet.rx_data_valid, (unsigned long long) t->vnet.rx_needs_csum,
 			       (unsigned long long) t->vnet.rx_gso, (unsigned long long) t->vnet.rx_sw_verified);
+		tap_print_stack_stats(i, t->workspace);
 		snprintf(name, sizeof(name), "tap: thread %u", i);
 		/* connections still open at exit hold packets: informational */
 		io_pkt_pool_report(&t->pool, stdout, name);
