@@ -215,6 +215,10 @@ static void __iip_tcp_cc_on_ack(struct iip_workspace *ws, struct iip_tcp_conn *c
 static void __iip_tcp_cc_on_loss(struct iip_workspace *ws, struct iip_tcp_conn *c)
 {
 	uint32_t flight = c->snd_max - c->snd_una;
+	/* RFC 5681 3.2 step 2: segments sent by limited transmit (RFC 3042),
+	 * i.e. beyond cwnd, do not count in FlightSize at the third dupack */
+	if (c->dupacks >= 3 && !c->in_recovery && flight > c->cwnd)
+		flight = c->cwnd;
 	if (c->cc_algo == IIP_TCP_CC_CUBIC) {
 		/* RFC 9438 4.6/4.7: remember W_max (with fast convergence), beta = 0.7 */
 		uint32_t w = c->cwnd;

@@ -260,9 +260,19 @@ static uint16_t __iip_tcp_xmit(struct iip_workspace *ws, struct iip_tcp_conn *c,
 	return 0;
 }
 
+/*
+ * A segment without data: <SEQ=SND.NXT><ACK=RCV.NXT> (RFC 9293 3.10.7.4).
+ * The RFC's SND.NXT is our snd_max: snd_nxt is pulled back to snd_una to
+ * resend after a time-out, and an ACK numbered there lies left of the
+ * peer's RCV.NXT when the peer got data whose ACKs were lost; the peer
+ * drops it as unacceptable and answers with an ACK of its own, which we
+ * may drop the same way: an endless exchange of ACKs both sides ignore.
+ * Only a zero-window probe in progress keeps snd_nxt (the probe byte
+ * beyond it was not accepted).
+ */
 static void __iip_tcp_send_ack(struct iip_workspace *ws, struct iip_tcp_conn *c, void *opaque)
 {
-	__iip_tcp_xmit(ws, c, c->snd_nxt, 0, IIP_TCP_FLAG_ACK, opaque);
+	__iip_tcp_xmit(ws, c, c->zwp_probing ? c->snd_nxt : c->snd_max, 0, IIP_TCP_FLAG_ACK, opaque);
 }
 
 /* Arms the retransmission timer unless it runs (RFC 6298 5.1). */
@@ -360,7 +370,10 @@ static void __iip_tcp_output(struct iip_workspace *ws, struct iip_tcp_conn *c, v
 	}
 	for (;;) {
 		uint32_t flight = c->in_recovery && c->opt_sack ? __iip_tcp_pipe(c) : c->snd_nxt - c->snd_una;
-		uint32_t wnd = __iip_min(c->snd_wnd, c->cwnd);
+		/* RFC 3042 limited transmit: each of the first two duplicate ACKs
+		 * lets one new segment beyond cwnd go, within the peer's window */
+		uint32_t lt = c->in_recovery ? 0 : (uint32_t) __iip_min(c->dupacks, 2) * c->snd_mss;
+		uint32_t wnd = __iip_min(c->snd_wnd, c->cwnd + lt);
 		uint32_t usable, avail, len, seg_max;
 		uint8_t flags = IIP_TCP_FLAG_ACK, is_rexmit;
 		if (!__iip_seq_lt(c->snd_nxt, c->snd_queued)) {
