@@ -209,6 +209,11 @@ TEST(rfc3042_limited_transmit)
 	tp_send(&t, ACK, NULL, 0);
 	EXPECT_DATA(&t, t.iss + 1 + 11 * MSS, 1001, MSS);
 	EXPECT_NONE(&t);
+	CHECK_EQ(info_of(&t).cwnd, 10 * MSS); /* cwnd itself unchanged */
+	/* third: fast retransmit; ssthresh from FlightSize without the two (RFC 5681 3.2 step 2) */
+	tp_send(&t, ACK, NULL, 0);
+	EXPECT_DATA(&t, t.iss + 1, 1001, MSS);
+	CHECK_EQ(info_of(&t).ssthresh, 5 * MSS);
 	done(&h, &t);
 }
 
