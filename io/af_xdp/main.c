@@ -118,7 +118,6 @@ struct afx_thread {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes, iterations, sleeps;
 	uint64_t tx_linearized, tx_drop_oversize, tx_drop_nobuf, tx_drop_full, kick_errors;
 	uint64_t steer_out, steer_in, steer_in_nobuf, fill_starved;
-	uint64_t rx_per_source_queue;  /* frames whose steering target was this thread */
 };
 
 struct afx_state {
@@ -379,7 +378,10 @@ static void afx_transmit(struct afx_thread *t)
 	t->npending = k;
 	space = (t->txq.mask + 1) - afx_txq_count(&t->txq);
 	n = t->npending < space ? t->npending : space;
-	n = n ? xsk_ring_prod__reserve(&t->tx, n, &idx) : 0;
+	if (n) { /* reserve is all-or-nothing: ask for what the ring has room for */
+		uint32_t room = xsk_prod_nb_free(&t->tx, n);
+		n = xsk_ring_prod__reserve(&t->tx, n < room ? n : room, &idx);
+	}
 	for (i = 0; i < n; i++) {
 		struct io_pkt *p = t->pending[i];
 		struct xdp_desc *d = xsk_ring_prod__tx_desc(&t->tx, idx + i);

@@ -161,7 +161,10 @@ static inline uint32_t afx_umem_refill(struct afx_umem *u, struct io_pkt_pool *p
 		want = avail;
 	if (!want)
 		return 0;
-	got = xsk_ring_prod__reserve(&u->fill, want, &idx);
+	avail = xsk_prod_nb_free(&u->fill, want); /* reserve is all-or-nothing */
+	if (want > avail)
+		want = avail;
+	got = want ? xsk_ring_prod__reserve(&u->fill, want, &idx) : 0;
 	for (i = 0; i < got; i++) {
 		uint32_t frame = c->free_stack[--c->nfree];
 		*xsk_ring_prod__fill_addr(&u->fill, idx + i) = (uint64_t) frame * u->frame_size;

@@ -3,7 +3,9 @@
 # the Linux kernel: the stack owns one end of a veth pair in one network
 # namespace, Linux tools run in the other (tools/netns.sh topology).
 #
-# Checks, for native and for generic (SKB) XDP mode:
+# First, without privileges, test_umem.c checks the UMEM frame accounting
+# (fill ring, RX packets, clones, completions) and the steering rings.
+# Then, for native and for generic (SKB) XDP mode:
 #   - ping gets replies from the stack, also 3000-byte pings (fragmented both
 #     ways); a UDP datagram comes back from the ping_udp responder; the
 #     stack's pinger resolves Linux by ARP and gets its ICMP and UDP echoes;
@@ -34,6 +36,25 @@ skp() { echo "skip: $1"; skip=$((skip + 1)); }
 finish() { echo "$pass passed, $fail failed, $skip skipped"; [ "$fail" -eq 0 ]; exit $?; }
 # check NAME CMD...: passes when CMD succeeds
 check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+
+# ---- without privileges: frame accounting and steering rings (test_umem.c) ----
+if command -v gcc >/dev/null 2>&1 && pkg-config --exists libxdp libbpf 2>/dev/null; then
+	UNIT=$(mktemp "${TMPDIR:-/tmp}/iip-afxdp-unit.XXXXXX")
+	if gcc -std=gnu11 -O2 -g -Wall -Wextra -Werror -o "$UNIT" test_umem.c \
+		$(pkg-config --cflags --libs libxdp libbpf) -lpthread 2>"$UNIT.log"; then
+		while IFS= read -r line; do
+			case "$line" in
+			pass:*) ok "umem/steer: ${line#pass: }" ;;
+			FAIL:*) bad "umem/steer: ${line#FAIL: }" ;;
+			esac
+		done < <(timeout 120 "$UNIT")
+	else
+		bad "build tests/af_xdp/test_umem.c"; cat "$UNIT.log"
+	fi
+	rm -f "$UNIT" "$UNIT.log"
+else
+	skp "umem/steer unit checks need gcc, libxdp and libbpf (Debian: libxdp-dev libbpf-dev)"
+fi
 
 if [ "${EUID:-$(id -u)}" -ne 0 ]; then
 	skp "AF_XDP tests need root (network namespaces, XDP programs, AF_XDP sockets)"
