@@ -51,6 +51,17 @@
 #include "../../stack/main.c"
 #include "fuzz_input.h"
 
+/*
+ * The host's own loops (checksums over every frame sent, accounting walks)
+ * are not what the fuzzer should steer by: no coverage feedback from them,
+ * which also keeps them fast.
+ */
+#if defined(__clang__)
+#define FZ_NO_COV __attribute__((no_sanitize("coverage")))
+#else
+#define FZ_NO_COV
+#endif
+
 #define FZ_FAIL(...) \
 	do { \
 		fprintf(stderr, "fuzz: "); \
@@ -105,7 +116,7 @@ static void fz_pkt_free(struct fz_pkt *p)
 	}
 }
 
-static uint32_t fz_pkt_total(const struct fz_pkt *p)
+FZ_NO_COV static uint32_t fz_pkt_total(const struct fz_pkt *p)
 {
 	uint32_t n = 0;
 	for (; p; p = p->next)
@@ -114,7 +125,7 @@ static uint32_t fz_pkt_total(const struct fz_pkt *p)
 }
 
 /* Copies the chain into out (at most max bytes); returns the bytes copied. */
-static uint32_t fz_pkt_linearize(const struct fz_pkt *p, uint8_t *out, uint32_t max)
+FZ_NO_COV static uint32_t fz_pkt_linearize(const struct fz_pkt *p, uint8_t *out, uint32_t max)
 {
 	uint32_t n = 0;
 	for (; p && n < max; p = p->next) {
@@ -130,7 +141,7 @@ static uint32_t fz_pkt_linearize(const struct fz_pkt *p, uint8_t *out, uint32_t 
 #define FZ_HEADROOM (130)	/* IP header 4-byte aligned after a 14-byte Ethernet header */
 #define FZ_MAX_HANDLES (256)
 #define FZ_RING (64)
-#define FZ_SEND_BUDGET (256)	/* app-initiated sends per input, so work stays bounded */
+#define FZ_SEND_BUDGET (64)	/* app-initiated sends per input, so work stays bounded */
 
 static const uint8_t fz_mac_self[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 static const uint8_t fz_mac_peer[6] = { 0x02, 0, 0, 0, 0, 0x02 };
@@ -178,7 +189,7 @@ static struct fz_host *fz_host_of(void *opaque)
 	return (struct fz_host *) ((void **) opaque)[0];
 }
 
-static int fz_handle_index(struct fz_host *h, void *handle)
+FZ_NO_COV static int fz_handle_index(struct fz_host *h, void *handle)
 {
 	uint32_t i;
 	for (i = 0; i < h->n_handles; i++)
@@ -215,9 +226,7 @@ static uint8_t fz_alloc_fails(struct fz_host *h)
 static struct fz_pkt *fz_app_pkt(uint32_t len, uint8_t seed)
 {
 	struct fz_pkt *p = fz_pkt_new(len, 0);
-	uint32_t i;
-	for (i = 0; i < len; i++)
-		p->data[i] = (uint8_t) (seed + i * 7);
+	memset(p->data, seed, len);
 	p->len = (uint16_t) len;
 	return p;
 }
@@ -343,7 +352,7 @@ static void fz_put16(uint8_t *p, uint16_t v) { p[0] = (uint8_t) (v >> 8); p[1] =
 static void fz_put32(uint8_t *p, uint32_t v) { p[0] = (uint8_t) (v >> 24); p[1] = (uint8_t) (v >> 16); p[2] = (uint8_t) (v >> 8); p[3] = (uint8_t) v; }
 
 /* Plain RFC 1071 sum, independent of the stack's. */
-static uint32_t fz_sum(const uint8_t *p, uint32_t len, uint32_t sum)
+FZ_NO_COV static uint32_t fz_sum(const uint8_t *p, uint32_t len, uint32_t sum)
 {
 	uint32_t i;
 	for (i = 0; i + 1 < len; i += 2)
@@ -371,7 +380,7 @@ static uint32_t fz_pseudo(const uint8_t *ip, uint8_t proto, uint32_t l4_len)
 static uint8_t fz_out_buf[70000];
 
 /* Every frame the stack sends is checked here, then freed. */
-static void iip_ops_l2_push(void *pkt, void *opaque)
+FZ_NO_COV static void iip_ops_l2_push(void *pkt, void *opaque)
 {
 	struct fz_host *h = fz_host_of(opaque);
 	struct fz_pkt *p = (struct fz_pkt *) pkt;
@@ -539,8 +548,7 @@ static void iip_ops_tcp_payload(void *context, void *handle, void *pkt, void *tc
 {
 	struct fz_host *h = fz_host_of(opaque);
 	struct fz_pkt *p = (struct fz_pkt *) pkt;
-	uint32_t off, plen, total, n, i;
-	uint8_t sum = 0;
+	uint32_t off, plen, total, n;
 	(void) context;
 	fz_handle_check(h, handle, "tcp_payload");
 	if (tcp_opaque != h)
@@ -553,10 +561,7 @@ static void iip_ops_tcp_payload(void *context, void *handle, void *pkt, void *tc
 	if ((uint32_t) head_off + tail_off > plen)
 		FZ_FAIL("tcp_payload: head_off %u + tail_off %u > payload %u", head_off, tail_off, plen);
 	n = plen - head_off - tail_off;
-	total = fz_pkt_linearize(p, fz_out_buf, sizeof(fz_out_buf));
-	for (i = 0; i < n; i++)
-		sum = (uint8_t) (sum + fz_out_buf[off + head_off + i]); /* the app reads every byte */
-	(void) sum;
+	fz_pkt_linearize(p, fz_out_buf, sizeof(fz_out_buf)); /* the app reads every byte */
 	if ((h->app & FZ_A_ECHO) && n && h->send_budget) {
 		struct fz_pkt *e = fz_pkt_new(n, 0);
 		memcpy(e->data, fz_out_buf + off + head_off, n);
@@ -654,7 +659,7 @@ static void fz_host_init(struct fz_host *h, uint32_t n_conn, uint32_t n_pb, uint
 }
 
 /* The stack's own accounting, checked between steps. */
-static void fz_check_accounting(struct fz_host *h)
+FZ_NO_COV static void fz_check_accounting(struct fz_host *h)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) h->ws;
 	struct iip_tcp_conn *c;

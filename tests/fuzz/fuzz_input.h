@@ -85,7 +85,7 @@ enum {
 	FZ_OP_TCP_CLOSE,
 	/* sel(1) lport(2) pport(2): iip_tcp_connect to 10.0.0.2 (sel bit 0: 10.0.0.3) */
 	FZ_OP_TCP_CONNECT,
-	/* len(2) sport(1) dport(1): iip_udp_send of len bytes to 10.0.0.2 */
+	/* len(2) sport(1) dport(1): iip_udp_send to 10.0.0.2 of len % 9000 bytes (len >= 65400: len bytes) */
 	FZ_OP_UDP_SEND,
 	/* ip(1): iip_arp_request for 10.0.0.ip */
 	FZ_OP_ARP_REQUEST,
