@@ -6,7 +6,9 @@
 #
 # For every backend configuration it checks: ping gets replies (also
 # 3000-byte pings, fragmented both ways); a 10 MiB body reaches curl whole
-# (SHA-256 compared with the documented byte pattern); 50 sequential
+# (SHA-256 compared with the documented byte pattern); a 10 MiB upload
+# reaches the server whole (it checks the pattern; a corrupted copy is
+# caught at the right offset); 50 sequential
 # requests of varied sizes; keep-alive (several requests on one connection);
 # 20 parallel requests; HEAD; "connection refused" for a closed port, fast;
 # the server stops on SIGTERM with exit status 0 and every packet returned
@@ -86,6 +88,9 @@ sha_of_body() { "$OUT/gen_body" "$1" | sha256sum | cut -d' ' -f1; }
 BIG=$((10 * 1024 * 1024))
 SHA_BIG=$(sha_of_body $BIG)
 SHA_1M=$(sha_of_body 1048576)
+"$OUT/gen_body" $BIG >"$OUT/up.bin"
+cp "$OUT/up.bin" "$OUT/upbad.bin"
+printf 'X' | dd of="$OUT/upbad.bin" bs=1 seek=5000000 conv=notrunc 2>/dev/null
 
 have_tap=1; have_afp=1
 build_server tap || have_tap=0
@@ -179,6 +184,16 @@ run_checks() { # name ns ip
 	done
 	if [ "$n_ok" -eq 20 ]; then ok "$name: 20 parallel requests of 1 MiB, all 200 and SHA-256 right"
 	else bad "$name: 20 parallel requests, only $n_ok right"; fi
+
+	# the other direction: 10 MiB into the stack, checked there byte by byte
+	r=$($X timeout 60 curl -s --data-binary @"$OUT/up.bin" -w ' %{http_code} %{speed_upload}' "http://$ip/")
+	if echo "$r" | grep -q "^received $BIG bytes, pattern ok 200 "; then
+		ok "$name: curl POST 10 MiB, the server checked every byte ($(echo "$r" | awk '{ printf "%.1f MB/s", $NF / 1e6 }'))"
+	else bad "$name: curl POST 10 MiB (got: $r)"; fi
+	r=$($X timeout 60 curl -s -X PUT -H 'Expect:' --data-binary @"$OUT/upbad.bin" -w ' %{http_code}' "http://$ip/")
+	if [ "$r" = "received $BIG bytes, pattern mismatch at offset 5000000 422" ]; then
+		ok "$name: curl PUT of a body with one wrong byte: the server finds it at offset 5000000"
+	else bad "$name: corrupted upload (got: $r)"; fi
 
 	r=$($X timeout 10 curl -s -I "http://$ip/12345" | tr -d '\r')
 	if echo "$r" | grep -q '^HTTP/1.1 200' && echo "$r" | grep -q '^Content-Length: 12345$'; then

@@ -8,6 +8,11 @@
  *    stack answers them with RST, so clients see "connection refused");
  *  - reads requests (GET and HEAD; anything else gets 501 and a close),
  *    pipelined or one after the other on a keep-alive connection;
+ *  - takes uploads (POST or PUT with Content-Length; "Expect: 100-continue"
+ *    is answered): the body must follow the same byte pattern as the
+ *    responses (below) and is checked byte by byte, not kept; the answer
+ *    is 200 "received N bytes, pattern ok" or 422 "... pattern mismatch at
+ *    offset X" (this exercises the receive direction: flow control, LRO);
  *  - answers with a generated body: -b BYTES by default, or N bytes for a
  *    path "/N" (digits only). Byte i of every body is
  *        (uint8_t) (i * 131 + (i >> 11))
@@ -70,6 +75,10 @@ struct hs_conn {
 	uint32_t hdr_len, hdr_off;
 	uint64_t body_len, body_off;
 	int close_after;              /* the request asked for it */
+	int interim;                  /* the response being sent is "100 Continue" */
+	/* an upload (POST/PUT) being received: its body is checked, not kept */
+	uint64_t upload_left, upload_off, upload_bad_at;
+	int upload_bad;
 	int peer_fin;                 /* the client closed its direction */
 	int closed_by_us;
 	uint32_t inflight;            /* packets handed to iip_tcp_send, not yet acknowledged */
@@ -80,6 +89,7 @@ struct hs_thread {
 	struct hs_conn *active;       /* connections with output to queue */
 	struct hs_conn *all;          /* every connection, freed at exit if still open */
 	uint64_t accepted, closed, requests, bad_requests, bytes_queued, send_refused;
+	uint64_t uploads, upload_bytes, upload_bad;
 	uint32_t open_now;
 };
 
@@ -160,6 +170,71 @@ static void hs_start_response(struct hs_conn *c, int status, const char *reason,
 	c->sending = 1;
 }
 
+/* a response whose short text body travels in the header buffer */
+static void hs_start_text_response(struct hs_conn *c, int status, const char *reason, const char *text)
+{
+	c->hdr_len = (uint32_t) snprintf(c->hdr, sizeof(c->hdr),
+					 "HTTP/1.1 %d %s\r\nContent-Length: %u\r\nContent-Type: text/plain\r\n"
+					 "Connection: %s\r\n\r\n%s",
+					 status, reason, (unsigned) strlen(text), c->close_after ? "close" : "keep-alive", text);
+	if (c->hdr_len >= sizeof(c->hdr))
+		c->hdr_len = sizeof(c->hdr) - 1;
+	c->hdr_off = 0;
+	c->body_len = c->body_off = 0;
+	c->sending = 1;
+}
+
+/* checks n upload bytes against the body pattern; starts the answer when
+ * the whole body is in. Returns the number of bytes it took. */
+static uint32_t hs_upload_take(struct hs_thread *t, struct hs_conn *c, const uint8_t *d, uint32_t n)
+{
+	uint32_t j;
+	char text[96];
+	if (n > c->upload_left)
+		n = (uint32_t) c->upload_left;
+	for (j = 0; j < n; j++)
+		if (!c->upload_bad && d[j] != hs_body_byte(c->upload_off + j)) {
+			c->upload_bad = 1;
+			c->upload_bad_at = c->upload_off + j;
+		}
+	c->upload_off += n;
+	c->upload_left -= n;
+	t->upload_bytes += n;
+	if (!c->upload_left) {
+		t->uploads++;
+		if (c->upload_bad) {
+			t->upload_bad++;
+			snprintf(text, sizeof(text), "received %llu bytes, pattern mismatch at offset %llu\n",
+				 (unsigned long long) c->upload_off, (unsigned long long) c->upload_bad_at);
+			hs_start_text_response(c, 422, "Unprocessable Content", text);
+		} else {
+			snprintf(text, sizeof(text), "received %llu bytes, pattern ok\n", (unsigned long long) c->upload_off);
+			hs_start_text_response(c, 200, "OK", text);
+		}
+	}
+	return n;
+}
+
+/* the value of a header (name given lower-case with ':'), 0 if absent or bad */
+static int hs_header_u64(const char *req, uint32_t len, const char *name, uint64_t *out)
+{
+	size_t k = strlen(name);
+	uint32_t i;
+	for (i = 0; i + k < len; i++) {
+		if (req[i] == '\n' && !strncasecmp(req + i + 1, name, k)) {
+			const char *v = req + i + 1 + k;
+			char *end;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (!isdigit((unsigned char) *v))
+				return 0;
+			*out = strtoull(v, &end, 10);
+			return *end == '\r' || *end == ' ' || *end == '\t';
+		}
+	}
+	return 0;
+}
+
 /*
  * Takes one complete request off the front of c->req and starts its
  * response. Returns 1 if it did, 0 if no complete request is there yet.
@@ -199,6 +274,39 @@ static int hs_next_request(struct hs_app *a, struct hs_thread *t, struct hs_conn
 	head = !strcmp(method, "HEAD");
 	if (path[0] == '/' && path[1] && strspn(path + 1, "0123456789") == strlen(path + 1) && strlen(path + 1) <= 12)
 		len = strtoull(path + 1, NULL, 10);
+	if ((!strcmp(method, "POST") || !strcmp(method, "PUT")) && !strncmp(version, "HTTP/1.", 7) &&
+	    !hs_contains_ci(c->req, used, "\ntransfer-encoding:") &&
+	    hs_header_u64(c->req, used, "content-length:", &c->upload_left)) {
+		uint32_t took;
+		int expect = hs_contains_ci(c->req, used, "\nexpect: 100-continue");
+		c->upload_off = 0;
+		c->upload_bad = 0;
+		if (a->verbose)
+			printf("http_server: thread %u: %s %s, %llu bytes to check\n", t->index, method, path,
+			       (unsigned long long) c->upload_left);
+		memmove(c->req, c->req + used, c->req_len - used);
+		c->req_len -= used;
+		if (!c->upload_left) { /* an empty body: answered at once */
+			c->upload_left = 0;
+			t->uploads++;
+			hs_start_text_response(c, 200, "OK", "received 0 bytes, pattern ok\n");
+			return 1;
+		}
+		took = hs_upload_take(t, c, (const uint8_t *) c->req, c->req_len); /* body bytes already here */
+		memmove(c->req, c->req + took, c->req_len - took);
+		c->req_len -= took;
+		if (c->sending)
+			return 1;
+		if (expect) { /* the client waits for this before it sends the body */
+			c->hdr_len = (uint32_t) snprintf(c->hdr, sizeof(c->hdr), "HTTP/1.1 100 Continue\r\n\r\n");
+			c->hdr_off = 0;
+			c->body_len = c->body_off = 0;
+			c->interim = 1;
+			c->sending = 1;
+			return 1;
+		}
+		return 0;
+	}
 	if ((strcmp(method, "GET") && !head) || strncmp(version, "HTTP/1.", 7) ||
 	    hs_contains_ci(c->req, used, "\ncontent-length:") || hs_contains_ci(c->req, used, "\ntransfer-encoding:")) {
 		t->bad_requests++;
@@ -278,6 +386,10 @@ static int hs_pump(void *ws, struct hs_app *a, struct hs_thread *t, struct hs_co
 		}
 		/* this response is queued */
 		c->sending = 0;
+		if (c->interim) { /* "100 Continue": the upload goes on */
+			c->interim = 0;
+			return 0;
+		}
 		if (c->close_after) {
 			c->req_len = 0;
 			hs_close(ws, c, opaque);
@@ -427,10 +539,12 @@ static void __app_exit(void *app_global)
 	for (i = 0; i < a->nthreads; i++) {
 		struct hs_thread *t = a->threads[i];
 		printf("http_server: thread %u: %llu connections accepted, %llu closed, %u open; %llu requests "
-		       "(%llu bad), %llu bytes queued, %llu sends deferred\n",
+		       "(%llu bad), %llu bytes queued, %llu sends deferred; %llu uploads (%llu bad), %llu bytes\n",
 		       t->index, (unsigned long long) t->accepted, (unsigned long long) t->closed, t->open_now,
 		       (unsigned long long) t->requests, (unsigned long long) t->bad_requests,
-		       (unsigned long long) t->bytes_queued, (unsigned long long) t->send_refused);
+		       (unsigned long long) t->bytes_queued, (unsigned long long) t->send_refused,
+		       (unsigned long long) t->uploads, (unsigned long long) t->upload_bad,
+		       (unsigned long long) t->upload_bytes);
 		while (t->all) { /* still open when the backend stopped */
 			struct hs_conn *c = t->all;
 			t->all = c->all_next;
@@ -495,16 +609,23 @@ static void iip_ops_tcp_payload(void *context, void *handle, void *pkt, void *tc
 			off -= n;
 			continue;
 		}
-		k = n - off < len - pos ? n - off : len - pos;
-		if (c->req_len + k > HS_REQ_MAX) { /* a request head this long is not ours to serve */
-			t->bad_requests++;
-			c->req_len = 0;
-			hs_close(context, c, opaque);
-			return;
+		while (off < n && pos < len) {
+			k = n - off < len - pos ? n - off : len - pos;
+			if (c->upload_left && (!c->sending || c->interim)) { /* upload body: checked, not kept */
+				k = hs_upload_take(t, c, d + off, k);
+			} else {
+				if (c->req_len + k > HS_REQ_MAX) { /* a request head this long is not ours to serve */
+					t->bad_requests++;
+					c->req_len = 0;
+					hs_close(context, c, opaque);
+					return;
+				}
+				memcpy(c->req + c->req_len, d + off, k);
+				c->req_len += k;
+			}
+			pos += k;
+			off += k;
 		}
-		memcpy(c->req + c->req_len, d + off, k);
-		c->req_len += k;
-		pos += k;
 		off = 0;
 	}
 	if (PB_TCP_HDR_HAS_FIN(pkt))
