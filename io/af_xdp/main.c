@@ -61,6 +61,7 @@
 #include "ifinfo.h"
 #include "umem.h"
 #include "steer.h"
+#include "nic_rss.h"
 
 /* the application's side of the contract (COMPAT.md section 3) */
 static void *__app_init(int argc, char *const *argv);
@@ -76,7 +77,7 @@ static void __app_exit(void *app_global);
 
 enum afx_attach_mode { AFX_ATTACH_AUTO, AFX_ATTACH_NATIVE, AFX_ATTACH_GENERIC };
 enum afx_bind_mode { AFX_BIND_AUTO, AFX_BIND_ZEROCOPY, AFX_BIND_COPY };
-enum afx_steer_mode { AFX_STEERING_SW, AFX_STEERING_OFF };
+enum afx_steer_mode { AFX_STEERING_SW, AFX_STEERING_NIC, AFX_STEERING_OFF };
 
 struct afx_conf {
 	const char *ifname;
@@ -128,6 +129,7 @@ struct afx_state {
 	struct afx_thread *threads;
 	struct afx_steer_ring *steer;  /* [src * nthreads + dst] */
 	struct io_rss rss;
+	struct afx_nic_rss nic_rss;    /* -S nic */
 	uint32_t xdp_flags;            /* the attach mode that worked */
 	const char *mode_name;
 	struct io_pcap pcap;
@@ -197,7 +199,9 @@ static uint8_t iip_ops_l2_skip(void *pkt, void *opaque)
  * The thread whose queue receives the flow's packets. One thread: 0. Several
  * threads with software steering (the default; see steer.h for why veth
  * needs it): the Toeplitz-RSS queue of the peer -> local 4-tuple, exactly the
- * queue the receive path steers those frames to. Steering off: unknown.
+ * queue the receive path steers those frames to. -S nic: the queue the NIC's
+ * own RSS picks (its key, table and hashed fields, read from the driver).
+ * Steering off: unknown.
  */
 static uint16_t helper_ip4_get_connection_affinity(uint16_t protocol, uint32_t local_ip4_be, uint16_t local_port_be,
 						   uint32_t peer_ip4_be, uint16_t peer_port_be, void *opaque)
@@ -207,6 +211,8 @@ static uint16_t helper_ip4_get_connection_affinity(uint16_t protocol, uint32_t l
 		return 0;
 	if (afx.conf.steering == AFX_STEERING_OFF)
 		return UINT16_MAX;
+	if (afx.conf.steering == AFX_STEERING_NIC)
+		return afx_nic_rss_queue(&afx.nic_rss, protocol, local_ip4_be, local_port_be, peer_ip4_be, peer_port_be);
 	return io_rss_queue_for_flow(protocol, local_ip4_be, local_port_be, peer_ip4_be, peer_port_be, &afx.rss);
 }
 
@@ -438,7 +444,8 @@ static void afx_usage(FILE *f, const char *prog)
 		"  -f SIZE    frame size: 2048 or 4096 (default 2048)\n"
 		"  -b N       RX descriptors per iip_run batch (default 256)\n"
 		"  -S MODE    with several threads: sw = steer flows to threads in software by\n"
-		"             Toeplitz RSS (default), off = keep frames on the queue they arrived on\n"
+		"             Toeplitz RSS (default); nic = trust the NIC's hardware RSS (key and\n"
+		"             table read from the driver); off = no steering, affinity unknown\n"
 		"  -a IP      use this IPv4 address instead of the interface's\n"
 		"  -c N       TCP connections per thread (default 4096)   -p N  stack pb objects (default 65536)\n"
 		"  -w FILE    write every frame received and sent to FILE (pcap)   -N  nanosecond pcap\n"
@@ -537,8 +544,9 @@ static int afx_parse_options(int n, char *const *argv, struct afx_conf *c)
 			break;
 		case 'S':
 			if (!strcmp(optarg, "sw")) c->steering = AFX_STEERING_SW;
+			else if (!strcmp(optarg, "nic")) c->steering = AFX_STEERING_NIC;
 			else if (!strcmp(optarg, "off")) c->steering = AFX_STEERING_OFF;
-			else return afx_bad_option(prog, opt, optarg, "sw or off");
+			else return afx_bad_option(prog, opt, optarg, "sw, nic or off");
 			break;
 		case 'a': {
 			struct in_addr a;
@@ -1037,6 +1045,11 @@ static int afx_setup(int argc, char *const *argv, int afx_argc)
 		fprintf(stderr, "%s: af_xdp: RSS setup failed\n", argv[0]);
 		return 1;
 	}
+	if (afx.nthreads > 1 && c->steering == AFX_STEERING_NIC &&
+	    afx_nic_rss_read(c->ifname, afx.nthreads, &afx.nic_rss, err, sizeof(err))) {
+		fprintf(stderr, "%s: af_xdp: -S nic: %s\n", argv[0], err);
+		return 1;
+	}
 	afx.threads = calloc(afx.nthreads, sizeof(*afx.threads));
 	if (!afx.threads)
 		return 1;
@@ -1081,7 +1094,8 @@ static int afx_setup(int argc, char *const *argv, int afx_argc)
 	       afx.ifi.mac[4], afx.ifi.mac[5], ip, afx.ifi.mtu, afx.nthreads, afx.nthreads == 1 ? "" : "s", cores,
 	       afx.mode_name, afx.threads[0].zerocopy ? "zero-copy" : "copy", c->rx_size, c->tx_size, c->nframes,
 	       c->frame_size, c->poll_ms ? "poll() when idle" : "busy poll",
-	       afx.nthreads < 2 ? "none (1 thread)" : c->steering == AFX_STEERING_SW ? "software (Toeplitz)" : "off",
+	       afx.nthreads < 2 ? "none (1 thread)" : c->steering == AFX_STEERING_SW ? "software (Toeplitz)" :
+	       c->steering == AFX_STEERING_NIC ? "none, the NIC's RSS" : "off",
 	       c->pcap_path ? c->pcap_path : "off");
 	fflush(stdout);
 	return 0;
@@ -1100,6 +1114,8 @@ static void afx_teardown(void)
 		free(afx.steer);
 	}
 	free(afx.threads);
+	free(afx.nic_rss.indir);
+	afx.nic_rss.indir = NULL;
 	afx.threads = NULL;
 	afx.steer = NULL;
 }

@@ -322,6 +322,8 @@ fi
 A="$TWO-a"; B="$TWO-b"; IF="$TWO-va"
 expect_error "fewer threads than queues: clear error (Linux would get the other queue's frames)" \
 	"has 2 receive queues" "$A" "$OUT/tcp_echo" -i "$IF" -l 0 --
+expect_error "-S nic on veth (no hardware RSS to read): clear error" \
+	"does not report its RSS configuration" "$A" "$OUT/tcp_echo" -i "$IF" -l 0-1 -S nic --
 NCONN=32
 if start echo_mq "$A" "$OUT/tcp_echo" -i "$IF" -l 0-1 -- -p 5000 -n "$NCONN"; then
 	for i in $(seq "$NCONN"); do
