@@ -385,7 +385,8 @@ static void __iip_tcp_output(struct iip_workspace *ws, struct iip_tcp_conn *c, v
 						c->snd_max = c->snd_nxt;
 					__iip_tcp_rtx_arm(ws, c);
 					sent = 1;
-				}
+				} else
+					__iip_tcp_rtx_arm(ws, c); /* no packet: try again at the RTO */
 			}
 			break;
 		}
@@ -415,8 +416,12 @@ static void __iip_tcp_output(struct iip_workspace *ws, struct iip_tcp_conn *c, v
 			if (c->fin_queued && c->snd_nxt + len == c->fin_seq)
 				flags |= IIP_TCP_FLAG_FIN;
 		}
-		if (__iip_tcp_xmit(ws, c, c->snd_nxt, len, flags, opaque))
+		if (__iip_tcp_xmit(ws, c, c->snd_nxt, len, flags, opaque)) {
+			/* no packet (allocation failed): without a timer nothing
+			 * would ever send this data; try again at the RTO */
+			__iip_tcp_rtx_arm(ws, c);
 			break;
+		}
 		if (is_rexmit)
 			IIP_STATS_INC(ws, tx_tcp_retrans);
 		else if (!c->rtt_timing && !c->opt_ts) {

@@ -66,8 +66,12 @@ static uint8_t __iip_tcp_on_rtx_timer(struct iip_workspace *ws, struct iip_tcp_c
 				    __iip_min(c->rto_ms << __iip_min(c->backoff, 6), (uint32_t) IIP_CONF_TCP_RTO_MAX_MS));
 		return 0;
 	}
-	if (c->snd_una == c->snd_max)
+	if (c->snd_una == c->snd_max) {
+		/* nothing in flight: armed because a send failed for lack of a packet */
+		if (__iip_seq_lt(c->snd_nxt, c->snd_queued) || (c->fin_queued && c->snd_nxt == c->fin_seq))
+			__iip_tcp_schedule_output(ws, c, opaque);
 		return 0;
+	}
 	if (++c->retries > IIP_CONF_TCP_RETRIES_MAX) {
 		__iip_tcp_abort_timeout(ws, c, opaque);
 		return 1;
