@@ -26,6 +26,8 @@ static void pat_fill(uint8_t *b, uint32_t from, uint32_t n)
 static int pat_check(const uint8_t *b, uint32_t from, uint32_t n)
 {
 	uint32_t i;
+	if (!b)
+		return 0;
 	for (i = 0; i < n; i++)
 		if (b[i] != pat(from + i))
 			return 0;
