@@ -85,8 +85,9 @@
 #ifndef IIP_CONF_TCP_MSL_MS
 #define IIP_CONF_TCP_MSL_MS (30000)
 #endif
-/* A FIN-WAIT-2 whose peer never closes is dropped after this (RFC 9293 leaves
- * it open; Linux tcp_fin_timeout is 60 s). */
+/* A FIN-WAIT-2 whose peer sends nothing for this long is dropped (RFC 9293
+ * leaves it open; Linux tcp_fin_timeout is 60 s); data from the peer, which
+ * the application still receives after its half-close, restarts the wait. */
 #ifndef IIP_CONF_TCP_FIN_WAIT_2_TIMEOUT_MS
 #define IIP_CONF_TCP_FIN_WAIT_2_TIMEOUT_MS (60000)
 #endif

@@ -546,6 +546,13 @@ static void __iip_tcp_sync_input(struct iip_workspace *ws, struct iip_tcp_conn *
 	case IIP_TCP_STATE_FIN_WAIT_2:
 		if (s->payload_len || (s->flags & IIP_TCP_FLAG_FIN)) {
 			c->last_rx_ms = ws->now_ms;
+			/*
+			 * Our close is a half-close: the peer may go on sending
+			 * (RFC 9293 3.6 puts no limit on FIN-WAIT-2); the time
+			 * limit is for a peer that fell silent, so data restarts it.
+			 */
+			if (c->state == IIP_TCP_STATE_FIN_WAIT_2)
+				__iip_tcp_timer_set(ws, c, IIP_TCP_TIMER_CLOSE, &c->t_close, IIP_CONF_TCP_FIN_WAIT_2_TIMEOUT_MS);
 			__iip_tcp_data_in(ws, c, pkt, s, opaque);
 			__iip_tcp_schedule_output(ws, c, opaque);
 			return;
