@@ -36,7 +36,7 @@ static void check_arp_frame(const struct th_frame *o, const uint8_t *eth_dst, ui
  * the fields, put our addresses in the sender fields, send a reply to the asker. */
 TEST(arp_request_for_our_address_is_answered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	struct th_frame *o;
 	struct iip_stats s;
@@ -62,7 +62,7 @@ TEST(arp_request_for_our_address_is_answered)
  * entries this way, RFC 1122 2.3.2.1) is answered the same way. */
 TEST(arp_unicast_request_for_our_address_is_answered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	struct th_frame *o;
 	th_host_init(&h);
@@ -80,7 +80,7 @@ TEST(arp_unicast_request_for_our_address_is_answered)
 /* RFC 826: "Am I the target protocol address? No: done" (beyond the merge). */
 TEST(arp_request_for_another_address_is_ignored_and_counted)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	struct iip_stats s;
 	th_host_init(&h);
@@ -98,7 +98,7 @@ TEST(arp_request_for_another_address_is_ignored_and_counted)
  * table is the integrator's, RFC 826 "merge" happens there). */
 TEST(arp_reply_to_us_is_delivered_to_the_application)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	struct iip_stats s;
 	th_host_init(&h);
@@ -116,7 +116,7 @@ TEST(arp_reply_to_us_is_delivered_to_the_application)
  * is not ours: not delivered, counted. */
 TEST(arp_reply_for_another_host_is_not_delivered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	th_host_init(&h);
 	th_run(&h, f, th_build_arp(f, th_mac_bcast, 2, th_mac_peer, TH_IP_PEER, th_mac_peer, TH_IP_OTHER));
@@ -131,7 +131,7 @@ TEST(arp_reply_for_another_host_is_not_delivered)
  * application sees it so its table can be updated.  Nothing is sent. */
 TEST(arp_gratuitous_reply_is_delivered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	th_host_init(&h);
 	th_run(&h, f, th_build_arp(f, th_mac_bcast, 2, th_mac_peer, TH_IP_PEER, th_mac_bcast, TH_IP_PEER));
@@ -145,7 +145,7 @@ TEST(arp_gratuitous_reply_is_delivered)
  * it must never be answered. */
 TEST(arp_gratuitous_request_is_not_answered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	th_host_init(&h);
 	th_run(&h, f, th_build_arp(f, th_mac_bcast, 1, th_mac_peer, TH_IP_PEER, mac_zero, TH_IP_PEER));
@@ -173,7 +173,7 @@ static void expect_malformed(struct th_host *h, const uint8_t *f, uint32_t len, 
 /* RFC 826: the fixed header and both address pairs must be there. */
 TEST(arp_truncated_message_is_dropped_and_counted)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	unsigned long m = 0;
 	th_host_init(&h);
@@ -188,7 +188,7 @@ TEST(arp_truncated_message_is_dropped_and_counted)
  * the hardware length ar$hln] ?Do I speak the protocol in ar$pro?" */
 TEST(arp_bad_hw_or_proto_length_is_dropped_and_counted)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	unsigned long m = 0;
 	th_host_init(&h);
@@ -207,7 +207,7 @@ TEST(arp_bad_hw_or_proto_length_is_dropped_and_counted)
 
 TEST(arp_bad_proto_type_is_dropped_and_counted)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	unsigned long m = 0;
 	th_host_init(&h);
@@ -220,7 +220,7 @@ TEST(arp_bad_proto_type_is_dropped_and_counted)
 /* RFC 826: a hardware type we do not have ("Yes: (almost definitely)") is not ours. */
 TEST(arp_bad_hw_type_is_dropped_and_counted)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	unsigned long m = 0;
 	th_host_init(&h);
@@ -233,7 +233,7 @@ TEST(arp_bad_hw_type_is_dropped_and_counted)
 /* Only request (1) and reply (2) exist in RFC 826; RARP (3, 4) and others are not ARP. */
 TEST(arp_unknown_op_is_dropped_and_counted)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	unsigned long m = 0;
 	uint16_t ops[] = { 0, 3, 4, 0xffff };
@@ -250,7 +250,7 @@ TEST(arp_unknown_op_is_dropped_and_counted)
  * lets the NIC pad) is complete and answered. */
 TEST(arp_unpadded_request_is_answered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	struct th_frame *o;
 	th_host_init(&h);
@@ -269,7 +269,7 @@ TEST(arp_unpadded_request_is_answered)
  * with our addresses as sender, the target IP, an unknown (zero) target MAC. */
 TEST(arp_request_api_sends_a_broadcast_request)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_frame *o;
 	th_host_init(&h);
 	th_run(&h, NULL, 0); /* the workspace is used through iip_run first, as integrators do */
@@ -289,7 +289,7 @@ TEST(arp_request_api_sends_a_broadcast_request)
 /* No packet to build the request in: nothing sent, counted, nothing leaked. */
 TEST(arp_request_api_without_packets_sends_nothing)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	th_host_init(&h);
 	th_run(&h, NULL, 0);
 	h.alloc_fail = 1;
@@ -305,7 +305,7 @@ TEST(arp_request_api_without_packets_sends_nothing)
  * answered, and the received frame is still freed. */
 TEST(arp_reply_without_packets_is_skipped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	th_host_init(&h);
 	h.alloc_fail = 1;
@@ -320,7 +320,7 @@ TEST(arp_reply_without_packets_is_skipped)
 /* IEEE 802.3: a unicast frame for another station is not ours, ARP included. */
 TEST(arp_frame_for_another_mac_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[64];
 	static const uint8_t other[6] = { 0x02, 0, 0, 0, 0, 0x03 };
 	th_host_init(&h);

@@ -20,7 +20,7 @@ static uint32_t build_echo(uint8_t *f, const struct th_ip *d, uint16_t id, uint1
  * and returns identifier, sequence number and data unchanged. */
 TEST(icmp_echo_request_gets_a_reply)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	uint8_t data[17];
 	struct th_frame *o;
@@ -51,7 +51,7 @@ TEST(icmp_echo_request_gets_a_reply)
 /* An echo with no data at all is answered with none. */
 TEST(icmp_empty_echo_gets_an_empty_reply)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	struct th_frame *o;
 	th_host_init(&h);
@@ -73,7 +73,7 @@ TEST(icmp_empty_echo_gets_an_empty_reply)
  * the reply is one full-size datagram. */
 TEST(icmp_echo_of_1472_bytes_gets_one_full_size_reply)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	static uint8_t data[1472];
 	struct th_frame *o;
@@ -101,7 +101,7 @@ TEST(icmp_echo_of_1472_bytes_gets_one_full_size_reply)
  * the fragments rebuild the reply. */
 TEST(icmp_echo_larger_than_the_mtu_gets_a_fragmented_reply)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	static uint8_t data[1472], out[2048];
 	uint32_t nf = 0, len;
@@ -125,7 +125,7 @@ TEST(icmp_echo_larger_than_the_mtu_gets_a_fragmented_reply)
 /* Seed 001: iip_ops_icmp_reply is called for an echo reply; nothing is sent. */
 TEST(icmp_echo_reply_is_delivered_to_the_application)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	uint8_t m[64];
 	uint32_t n;
@@ -141,7 +141,7 @@ TEST(icmp_echo_reply_is_delivered_to_the_application)
 /* RFC 792 / RFC 1122 3.2.2: a message whose checksum fails is discarded. */
 TEST(icmp_bad_checksum_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	uint32_t n;
 	th_host_init(&h);
@@ -163,7 +163,7 @@ TEST(icmp_bad_checksum_is_dropped)
 /* An ICMP message shorter than its 8-byte header is malformed. */
 TEST(icmp_truncated_message_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	uint8_t m[8];
 	th_host_init(&h);
@@ -180,7 +180,7 @@ TEST(icmp_truncated_message_is_dropped)
  * MAY be silently discarded; we do (smurf amplification). */
 TEST(icmp_echo_to_broadcast_or_multicast_is_not_answered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	uint32_t n;
 	th_host_init(&h);
@@ -203,7 +203,7 @@ TEST(icmp_echo_to_broadcast_or_multicast_is_not_answered)
  * types we receive produce nothing. */
 TEST(icmp_errors_and_unknown_types_received_are_not_answered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1), inner = th_ip_default(17);
 	uint8_t quoted[64], m[128];
 	static const uint8_t types[] = { 3, 4, 5, 11, 12, 42, 255 };
@@ -245,7 +245,7 @@ static uint32_t build_udp_closed(uint8_t *f, const uint8_t *eth_dst, uint32_t ip
 /* RFC 1122 3.2.2: no error about a datagram to an IP broadcast address. */
 TEST(icmp_no_error_about_an_ip_broadcast_datagram)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	th_host_init(&h);
 	iip_udp_port_open(h.ws, htons_(7), 1);
 	th_run(&h, frame, build_udp_closed(frame, th_mac_bcast, 0xffffffffU));
@@ -260,7 +260,7 @@ TEST(icmp_no_error_about_an_ip_broadcast_datagram)
  * even when its IP destination is our unicast address. */
 TEST(icmp_no_error_about_a_link_layer_broadcast_or_multicast)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	th_host_init(&h);
 	iip_udp_port_open(h.ws, htons_(7), 1);
 	th_run(&h, frame, build_udp_closed(frame, th_mac_bcast, TH_IP_SELF));
@@ -276,7 +276,7 @@ TEST(icmp_no_error_about_a_link_layer_broadcast_or_multicast)
  * the budget comes back when the interval has passed, not before. */
 TEST(icmp_errors_are_rate_limited)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(253);
 	uint8_t l4[32];
 	uint32_t n, i, sent;
@@ -313,7 +313,7 @@ TEST(icmp_errors_are_rate_limited)
 /* Echo replies are not errors: they are not rate limited. */
 TEST(icmp_echo_replies_are_not_rate_limited)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	uint32_t i, n;
 	th_host_init(&h);
@@ -328,7 +328,7 @@ TEST(icmp_echo_replies_are_not_rate_limited)
 /* No packet to build the reply in: nothing sent, the request still freed. */
 TEST(icmp_echo_without_packets_is_not_answered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(1);
 	th_host_init(&h);
 	h.alloc_fail = 1;
@@ -346,7 +346,7 @@ TEST(icmp_echo_without_packets_is_not_answered)
  * four never get past IP input (test_ip4.c); a Class E source does. */
 TEST(icmp_no_error_to_a_class_e_source)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(253);
 	uint8_t l4[16];
 	static const uint32_t srcs[] = { 0xf0000001U, 0xfffffffeU };
@@ -367,7 +367,7 @@ TEST(icmp_no_error_to_a_class_e_source)
  * (whole length, no fragment bits) and its first bytes (RFC 792). */
 TEST(icmp_port_unreachable_for_a_reassembled_datagram)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(17);
 	static uint8_t payload[1200], l4[1300], expect[1400];
 	struct th_frame *o;
@@ -393,7 +393,7 @@ TEST(icmp_port_unreachable_for_a_reassembled_datagram)
 /* No packet for the error: nothing sent, the offending datagram still freed. */
 TEST(icmp_error_without_packets_is_skipped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(253);
 	uint8_t l4[16];
 	th_host_init(&h);

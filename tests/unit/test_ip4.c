@@ -46,7 +46,7 @@ static void expect_echo_reply(struct th_host *h)
 /* The probe itself: a well-formed echo to us is answered (baseline for the drops below). */
 TEST(ip4_valid_datagram_is_processed)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	th_host_init(&h);
@@ -59,7 +59,7 @@ TEST(ip4_valid_datagram_is_processed)
 /* IEEE 802.3 / RFC 1122 2.4: a unicast frame for another MAC (promiscuous NIC) is not ours. */
 TEST(ip4_frame_for_another_unicast_mac_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	uint32_t n;
@@ -74,7 +74,7 @@ TEST(ip4_frame_for_another_unicast_mac_is_dropped)
 /* RFC 791 3.1 / RFC 1122 3.2.1.1: a datagram whose version is not 4 is discarded silently. */
 TEST(ip4_bad_version_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	uint8_t versions[] = { 1, 5, 6, 15 }; /* (0 means "4" to th_ip4) */
@@ -90,7 +90,7 @@ TEST(ip4_bad_version_is_dropped)
 /* RFC 791 3.1: IHL counts 32-bit words and is at least 5. */
 TEST(ip4_ihl_below_5_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	uint32_t n, ihl;
@@ -107,7 +107,7 @@ TEST(ip4_ihl_below_5_is_dropped)
 /* RFC 1122 3.2.1.1 (header validity): a header longer than the frame is malformed. */
 TEST(ip4_ihl_beyond_the_frame_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(253);
 	uint8_t l4[4] = { 1, 2, 3, 4 };
@@ -124,7 +124,7 @@ TEST(ip4_ihl_beyond_the_frame_is_dropped)
 /* A frame too short for the 20-byte fixed header. */
 TEST(ip4_truncated_header_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	th_host_init(&h);
@@ -137,7 +137,7 @@ TEST(ip4_truncated_header_is_dropped)
 /* RFC 791 3.1 / RFC 1122 3.2.1.1: total length covers the header. */
 TEST(ip4_total_length_below_ihl_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	th_host_init(&h);
@@ -151,7 +151,7 @@ TEST(ip4_total_length_below_ihl_is_dropped)
 /* A total length beyond the bytes received: the datagram was truncated on the way. */
 TEST(ip4_total_length_beyond_the_frame_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	th_host_init(&h);
@@ -167,7 +167,7 @@ TEST(ip4_total_length_beyond_the_frame_is_dropped)
  * checksum would fail and the reply would carry it otherwise). */
 TEST(ip4_ethernet_padding_beyond_total_length_is_ignored)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256], m[16];
 	struct th_ip d = th_ip_default(1);
 	uint32_t n;
@@ -194,7 +194,7 @@ TEST(ip4_ethernet_padding_beyond_total_length_is_ignored)
 /* RFC 791 3.1 / RFC 1122 3.2.1.2: a datagram with a bad header checksum is discarded silently. */
 TEST(ip4_bad_header_checksum_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	th_host_init(&h);
@@ -207,7 +207,7 @@ TEST(ip4_bad_header_checksum_is_dropped)
  * flags bad is dropped even though its sum is right... */
 TEST(ip4_bad_header_checksum_flagged_by_the_nic_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	struct th_pkt *p;
@@ -230,7 +230,7 @@ TEST(ip4_bad_header_checksum_flagged_by_the_nic_is_dropped)
  * junk after EOL, an option type nobody defined. */
 TEST(ip4_well_formed_options_are_accepted)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	static const uint8_t nop_eol[4] = { 1, 1, 1, 0 };
@@ -265,7 +265,7 @@ TEST(ip4_well_formed_options_are_accepted)
  * it is at least 2 and the option lies within the header. */
 TEST(ip4_malformed_options_are_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	static const uint8_t len0[4] = { 7, 0, 4, 0 };
@@ -290,7 +290,7 @@ TEST(ip4_malformed_options_are_dropped)
  * (RFC 1122 3.3.5 leaves a host free to; they serve spoofing). */
 TEST(ip4_source_route_options_are_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	static const uint8_t lsrr[8] = { 131, 7, 4, 10, 0, 0, 9, 0 };
@@ -308,7 +308,7 @@ TEST(ip4_source_route_options_are_dropped)
  * a broadcast, multicast, loopback or "this network" address. */
 TEST(ip4_martian_sources_are_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	static const uint32_t srcs[] = { 0xffffffffU, 0xe0000001U, 0xefffffffU, 0x7f000001U, 0x7f0a0b0cU, 0x00000000U, 0x00000005U };
@@ -325,7 +325,7 @@ TEST(ip4_martian_sources_are_dropped)
  * other addresses (another unicast, a multicast group it did not join). */
 TEST(ip4_not_for_us_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	th_host_init(&h);
@@ -341,7 +341,7 @@ TEST(ip4_not_for_us_is_dropped)
  * least the first 64 bits of data. */
 TEST(ip4_unknown_protocol_gets_protocol_unreachable)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256], l4[40];
 	struct th_ip d = th_ip_default(253);
 	uint32_t n;
@@ -366,7 +366,7 @@ TEST(ip4_unknown_protocol_gets_protocol_unreachable)
  * cut so that the error fits 576 bytes. */
 TEST(ip4_protocol_unreachable_quote_is_cut_at_576_bytes)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t f[2048], l4[1400];
 	struct th_ip d = th_ip_default(253);
 	uint32_t n;
@@ -389,7 +389,7 @@ TEST(ip4_protocol_unreachable_quote_is_cut_at_576_bytes)
  * (path MTU discovery, RFC 1191); the ID field changes between datagrams. */
 TEST(ip4_tcp_output_has_ttl_64_and_df)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_seg s = th_seg_default();
 	struct th_frame *o;
 	struct th_parsed p;
@@ -431,7 +431,7 @@ TEST(ip4_tcp_output_has_ttl_64_and_df)
  * two fragmented datagrams to the same peer have different IDs. */
 TEST(ip4_fragmented_datagrams_get_distinct_ids)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t payload[3000], l4[4000];
 	uint8_t mac[6];
 	uint16_t ids[2];
@@ -459,7 +459,7 @@ TEST(ip4_fragmented_datagrams_get_distinct_ids)
  * NIC: it marks the packet and the field is zero for the NIC to fill. */
 TEST(ip4_tx_checksum_offload_marks_the_packet)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	struct th_frame *o;
@@ -479,7 +479,7 @@ TEST(ip4_tx_checksum_offload_marks_the_packet)
 /* An unknown EtherType is not ours to answer. */
 TEST(ip4_unknown_ethertype_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	uint32_t n;
@@ -494,7 +494,7 @@ TEST(ip4_unknown_ethertype_is_dropped)
  * received with TTL less than 2" (TTL matters to routers only). */
 TEST(ip4_ttl_0_or_1_to_us_is_accepted)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t f[256];
 	struct th_ip d = th_ip_default(1);
 	uint32_t n;

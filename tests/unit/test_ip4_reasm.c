@@ -42,7 +42,7 @@ static void expect_udp_delivered(struct th_host *h, uint32_t n_udp, const uint8_
 /* RFC 791 3.2: fragments arriving in order rebuild the datagram, byte for byte. */
 TEST(reasm_in_order_udp_is_delivered_whole)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t payload[3000], l4[3100];
 	struct th_ip d = th_ip_default(17);
 	uint32_t n;
@@ -68,7 +68,7 @@ TEST(reasm_in_order_udp_is_delivered_whole)
 /* RFC 815: fragments may arrive in any order; the last one first here. */
 TEST(reasm_reverse_order_udp_is_delivered_whole)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t payload[3000], l4[3100];
 	struct th_ip d = th_ip_default(17);
 	uint32_t n;
@@ -88,7 +88,7 @@ TEST(reasm_reverse_order_udp_is_delivered_whole)
 /* RFC 815: any order.  47 fragments of 64 bytes, shuffled by a fixed LCG. */
 TEST(reasm_random_order_udp_is_delivered_whole)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t payload[3000], l4[3100];
 	struct th_ip d = th_ip_default(17);
 	uint32_t n, order[47], i, x = 12345;
@@ -120,7 +120,7 @@ TEST(reasm_random_order_udp_is_delivered_whole)
  * 3.2 reassembly simply rewrites the same bytes). */
 TEST(reasm_exact_duplicate_fragment_is_tolerated)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t payload[3000], l4[3100];
 	struct th_ip d = th_ip_default(17);
 	uint32_t n;
@@ -144,7 +144,7 @@ TEST(reasm_exact_duplicate_fragment_is_tolerated)
  * fragments do not produce a datagram. */
 static void overlap_case(uint32_t a_off, uint32_t a_len, uint32_t b_off, uint32_t b_len)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[56], l4[64];
 	struct th_ip d = th_ip_default(17);
 	long alive;
@@ -181,7 +181,7 @@ TEST(reasm_overlapping_fragments_drop_the_datagram)
  * that (the "ping of death") is dropped. */
 TEST(reasm_oversized_datagram_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t l4[64];
 	struct th_ip d = th_ip_default(17);
 	long alive;
@@ -211,7 +211,7 @@ TEST(reasm_oversized_datagram_is_dropped)
  * fragment ending before bytes already received contradict it. */
 static void inconsistent_case(uint32_t a_off, int a_more, uint32_t b_off, int b_more)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[56], l4[64];
 	struct th_ip d = th_ip_default(17);
 	long alive;
@@ -240,7 +240,7 @@ TEST(reasm_last_fragment_with_inconsistent_total_is_dropped)
 /* RFC 791 3.2: every fragment but the last carries a multiple of 8 bytes. */
 TEST(reasm_middle_fragment_not_a_multiple_of_8_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[56], l4[64];
 	struct th_ip d = th_ip_default(17);
 	th_host_init(&h);
@@ -260,7 +260,7 @@ TEST(reasm_middle_fragment_not_a_multiple_of_8_is_dropped)
  * is ordinary for UDP. */
 TEST(reasm_tcp_fragment_at_offset_8_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t l4[64];
 	struct th_ip d = th_ip_default(6);
 	long alive;
@@ -282,7 +282,7 @@ TEST(reasm_tcp_fragment_at_offset_8_is_dropped)
  * fragment more drops the datagram and releases everything it held. */
 TEST(reasm_too_many_fragments_drop_the_datagram)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t l4[8 * (IIP_CONF_IP4_REASM_MAX_FRAGS + 2)];
 	struct th_ip d = th_ip_default(17);
 	uint32_t i;
@@ -306,7 +306,7 @@ TEST(reasm_too_many_fragments_drop_the_datagram)
  * the slots evicts the oldest one in progress; the others complete. */
 TEST(reasm_more_datagrams_than_slots_evicts_the_oldest)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[24], l4[32];
 	struct th_ip d = th_ip_default(17);
 	uint32_t i;
@@ -337,7 +337,7 @@ TEST(reasm_more_datagrams_than_slots_evicts_the_oldest)
  * timer expires (IIP_CONF_IP4_REASM_TIMEOUT_MS), releasing every packet. */
 TEST(reasm_timeout_frees_everything)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t payload[3000], l4[3100];
 	struct th_ip d = th_ip_default(17);
 	long alive;
@@ -368,7 +368,7 @@ TEST(reasm_timeout_frees_everything)
  * covers all of it: a byte flipped in a middle fragment is caught. */
 TEST(reasm_udp_checksum_covers_every_fragment)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t payload[3000], l4[3100];
 	struct th_ip d = th_ip_default(17);
 	uint32_t n;
@@ -390,7 +390,7 @@ TEST(reasm_udp_checksum_covers_every_fragment)
  * each rebuilt from its own fragments. */
 TEST(reasm_interleaved_datagrams_do_not_mix)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t pa[200], pb[200], la[256], lb[256];
 	struct th_ip da = th_ip_default(17), db = th_ip_default(17);
 	uint32_t na, nb;
@@ -415,7 +415,7 @@ TEST(reasm_interleaved_datagrams_do_not_mix)
  * itself (RFC 791 3.2), and its reassembly equals the request's data. */
 TEST(reasm_fragmented_echo_gets_a_fragmented_reply)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t data[3000], m[3100], out[4000];
 	struct th_ip d = th_ip_default(1);
 	uint32_t n, nf = 0, len;
@@ -439,7 +439,7 @@ TEST(reasm_fragmented_echo_gets_a_fragmented_reply)
  * length, no fragment bits) and its first data bytes. */
 TEST(reasm_unknown_protocol_gets_protocol_unreachable)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t l4[1000], expect[1100];
 	struct th_ip d = th_ip_default(253), whole;
 	struct th_frame *o;
@@ -468,7 +468,7 @@ TEST(reasm_unknown_protocol_gets_protocol_unreachable)
  * would be 65575 bytes: drop it rather than wrap the total-length field. */
 TEST(reasm_whole_datagram_beyond_65535_with_first_header_options_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t payload[65515 - 8], l4[65515];
 	static const uint8_t nops[40] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 					  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0 };
@@ -496,7 +496,7 @@ TEST(reasm_whole_datagram_beyond_65535_with_first_header_options_is_dropped)
  * fragment's own header is stripped when the datagram is rebuilt. */
 TEST(reasm_fragments_with_different_header_lengths_rebuild_the_datagram)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	static uint8_t payload[200], l4[256];
 	static const uint8_t rr[12] = { 7, 11, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0 };
 	static const uint8_t nops[4] = { 1, 1, 1, 0 };
@@ -521,7 +521,7 @@ TEST(reasm_fragments_with_different_header_lengths_rebuild_the_datagram)
  * must not become part of the rebuilt datagram. */
 TEST(reasm_padded_short_last_fragment_is_trimmed)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[64], l4[80];
 	struct th_ip d = th_ip_default(17);
 	uint32_t n, fl;
@@ -543,7 +543,7 @@ TEST(reasm_padded_short_last_fragment_is_trimmed)
  * and not never. */
 TEST(reasm_timeout_across_the_clock_wrap)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[64], l4[80];
 	struct th_ip d = th_ip_default(17);
 	long alive;
@@ -563,6 +563,35 @@ TEST(reasm_timeout_across_the_clock_wrap)
 	th_host_fini(&h);
 }
 
+/* A NIC cannot verify the UDP checksum of a fragment, so receive checksum
+ * offload does not excuse the stack from checking a rebuilt datagram. */
+TEST(reasm_udp_checksum_is_checked_in_software_despite_rx_offload)
+{
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
+	static uint8_t payload[3000], l4[3100];
+	struct th_ip d = th_ip_default(17);
+	uint32_t n;
+	th_host_init(&h);
+	h.f_udp_rx_csum = 1;
+	fill_pattern(payload, sizeof(payload), 21);
+	n = make_udp(l4, payload, sizeof(payload));
+	l4[1000] ^= 0x80;
+	send_frag(&h, &d, l4, 0, 1480, 1);
+	send_frag(&h, &d, l4, 1480, 1480, 1);
+	send_frag(&h, &d, l4, 2960, n - 2960, 0);
+	CHECK_EQ(th_stats(&h).rx_ip4_reassembled, 1);
+	CHECK_EQ(th_stats(&h).rx_udp_bad_csum, 1);
+	CHECK_EQ(h.n_udp, 0);
+	/* and an intact one passes */
+	l4[1000] ^= 0x80;
+	d.id++;
+	send_frag(&h, &d, l4, 0, 1480, 1);
+	send_frag(&h, &d, l4, 1480, 1480, 1);
+	send_frag(&h, &d, l4, 2960, n - 2960, 0);
+	expect_udp_delivered(&h, 1, payload, sizeof(payload));
+	th_host_fini(&h);
+}
+
 int main(void)
 {
 	RUN(reasm_in_order_udp_is_delivered_whole);
@@ -579,6 +608,7 @@ int main(void)
 	RUN(reasm_more_datagrams_than_slots_evicts_the_oldest);
 	RUN(reasm_timeout_frees_everything);
 	RUN(reasm_udp_checksum_covers_every_fragment);
+	RUN(reasm_udp_checksum_is_checked_in_software_despite_rx_offload);
 	RUN(reasm_interleaved_datagrams_do_not_mix);
 	RUN(reasm_fragments_with_different_header_lengths_rebuild_the_datagram);
 	RUN(reasm_padded_short_last_fragment_is_trimmed);

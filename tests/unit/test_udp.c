@@ -35,7 +35,7 @@ static void expect_delivered(struct th_host *h, uint32_t n_udp, const uint8_t *p
 /* RFC 768: a valid datagram reaches the application with its data intact. */
 TEST(udp_datagram_is_delivered_with_payload_intact)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[101];
 	th_host_init(&h);
 	fill_pattern(payload, sizeof(payload), 1);
@@ -51,7 +51,7 @@ TEST(udp_datagram_is_delivered_with_payload_intact)
  * transmitter generated no checksum"; RFC 1122 4.1.3.4 accepts it. */
 TEST(udp_zero_checksum_is_accepted)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[20];
 	uint32_t n;
 	th_host_init(&h);
@@ -66,7 +66,7 @@ TEST(udp_zero_checksum_is_accepted)
 /* RFC 1122 4.1.3.4: a datagram with a bad checksum MUST be discarded silently. */
 TEST(udp_bad_checksum_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[20];
 	uint32_t n;
 	th_host_init(&h);
@@ -91,7 +91,7 @@ TEST(udp_bad_checksum_is_dropped)
  * flags bad is dropped, one it passes is delivered without a second check. */
 TEST(udp_bad_checksum_flagged_by_the_nic_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[20];
 	struct th_pkt *p;
 	uint32_t n;
@@ -116,7 +116,7 @@ TEST(udp_bad_checksum_flagged_by_the_nic_is_dropped)
  * payload holds means a truncated datagram. */
 TEST(udp_length_beyond_the_ip_payload_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[20];
 	uint32_t n;
 	th_host_init(&h);
@@ -133,7 +133,7 @@ TEST(udp_length_beyond_the_ip_payload_is_dropped)
 /* RFC 768: "the minimum value of the length is eight". */
 TEST(udp_length_below_8_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[20];
 	uint32_t n, len;
 	th_host_init(&h);
@@ -152,7 +152,7 @@ TEST(udp_length_below_8_is_dropped)
 /* An IP payload too short for the 8-byte header. */
 TEST(udp_shorter_than_its_header_is_dropped)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(17);
 	uint8_t u[8] = { 0x0f, 0xa0, 0x13, 0x88, 0, 6, 0, 0 };
 	th_host_init(&h);
@@ -169,7 +169,7 @@ TEST(udp_shorter_than_its_header_is_dropped)
  * the checksum). */
 TEST(udp_length_below_the_ip_payload_uses_the_udp_length)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(17);
 	uint8_t payload[10], u[64];
 	uint32_t n;
@@ -187,7 +187,7 @@ TEST(udp_length_below_the_ip_payload_uses_the_udp_length)
  * (iip_udp_port_open documents this compatibility default). */
 TEST(udp_every_port_is_delivered_until_ports_are_declared)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[4] = { 1, 2, 3, 4 };
 	th_host_init(&h);
 	th_run(&h, frame, build_udp(frame, 9, payload, 4));
@@ -201,7 +201,7 @@ TEST(udp_every_port_is_delivered_until_ports_are_declared)
  * ICMP port unreachable, quoting the datagram (RFC 792). */
 TEST(udp_closed_port_gets_port_unreachable)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[30];
 	uint32_t n;
 	struct th_frame *o;
@@ -227,7 +227,7 @@ TEST(udp_closed_port_gets_port_unreachable)
  * answer port unreachable. */
 TEST(udp_open_port_is_delivered_and_closing_it_answers_unreachable)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[12];
 	uint32_t n;
 	struct th_frame *o;
@@ -254,7 +254,7 @@ TEST(udp_open_port_is_delivered_and_closing_it_answers_unreachable)
  * broadcast address. */
 TEST(udp_limited_broadcast_is_delivered)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_ip d = th_ip_default(17);
 	uint8_t payload[8] = "dhcp-ish", u[64];
 	uint32_t n;
@@ -312,7 +312,7 @@ static void check_udp_frame(const struct th_frame *o, const uint8_t *payload, ui
 /* Copy path (no scatter-gather): one linear frame, checksum in software. */
 TEST(udp_send_copy_path_frame_is_correct)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[333];
 	struct th_frame *o;
 	th_host_init(&h);
@@ -338,7 +338,7 @@ TEST(udp_send_copy_path_frame_is_correct)
  * on the wire is byte for byte the copy path's. */
 TEST(udp_send_scatter_gather_frame_is_identical_to_the_copy)
 {
-	struct th_host a, b;
+	static struct th_host a, b; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[333];
 	struct th_frame *oa, *ob;
 	th_host_init(&a);
@@ -370,7 +370,7 @@ TEST(udp_send_scatter_gather_frame_is_identical_to_the_copy)
  * packet is marked. */
 TEST(udp_send_checksum_offload_leaves_the_pseudo_header_sum)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[64];
 	struct th_frame *o;
 	th_host_init(&h);
@@ -398,7 +398,7 @@ TEST(udp_send_checksum_offload_leaves_the_pseudo_header_sum)
  * so that the sum comes out zero. */
 TEST(udp_send_computed_zero_checksum_is_sent_as_ffff)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[10], ip[20], u[18];
 	struct th_frame *o;
 	struct th_ip d = th_ip_default(17);
@@ -466,7 +466,7 @@ TEST(udp_send_larger_than_the_mtu_is_fragmented)
 	uint32_t mode;
 	fill_pattern(payload, sizeof(payload), 14);
 	for (mode = 0; mode < 3; mode++) {
-		struct th_host h;
+		static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 		th_host_init(&h);
 		h.f_sg = mode == 1;
 		h.f_udp_tx_csum = mode == 2;
@@ -491,7 +491,7 @@ TEST(udp_send_larger_than_the_mtu_is_fragmented)
 TEST(udp_send_of_65507_bytes_reaches_a_receiving_stack)
 {
 	static uint8_t payload[65507];
-	struct th_host a, b;
+	static struct th_host a, b; /* static: 1 MB each, too big for the stack once inlined */
 	struct th_frame *o;
 	uint32_t frames = 0;
 	fill_pattern(payload, sizeof(payload), 15);
@@ -518,7 +518,7 @@ TEST(udp_send_of_65507_bytes_reaches_a_receiving_stack)
 TEST(udp_send_of_65507_bytes_is_fragmented_correctly)
 {
 	static uint8_t payload[65507];
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	fill_pattern(payload, sizeof(payload), 16);
 	th_host_init(&h);
 	h.f_sg = 1;
@@ -534,7 +534,7 @@ TEST(udp_send_of_65507_bytes_is_fragmented_correctly)
 TEST(udp_send_beyond_65507_bytes_is_refused)
 {
 	static uint8_t payload[65535];
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	th_host_init(&h);
 	th_run(&h, NULL, 0);
 	CHECK(send_udp(&h, payload, 65508) != 0);
@@ -552,7 +552,7 @@ TEST(udp_send_without_packets_is_refused)
 	static uint8_t payload[3000];
 	uint32_t sg;
 	for (sg = 0; sg < 2; sg++) {
-		struct th_host h;
+		static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 		th_host_init(&h);
 		h.f_sg = (uint8_t) sg;
 		th_run(&h, NULL, 0);
@@ -573,7 +573,7 @@ TEST(udp_send_without_packets_is_refused)
 /* A datagram with no data is 8 bytes of header (RFC 768). */
 TEST(udp_send_empty_datagram)
 {
-	struct th_host h;
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t none[1];
 	struct th_frame *o;
 	th_host_init(&h);
