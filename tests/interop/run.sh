@@ -95,6 +95,17 @@ printf 'X' | dd of="$OUT/upbad.bin" bs=1 seek=5000000 conv=notrunc 2>/dev/null
 have_tap=1; have_afp=1
 build_server tap || have_tap=0
 build_server af_packet || have_afp=0
+# the client side: apps/examples/ping_udp resolves Linux's MAC (ARP), sends
+# ICMP echo requests and UDP datagrams, and checks every reply byte
+have_pinger=1
+command -v socat >/dev/null 2>&1 || have_pinger=0
+for b in tap af_packet; do
+	if [ "$have_pinger" = 1 ] && ! timeout 300 make -s -C "$ROOT/apps/examples/ping_udp" IOSUB_DIR="$ROOT/io/$b" \
+		OUT="$OUT/ping_$b" >"$OUT/build_ping_$b.log" 2>&1; then
+		cat "$OUT/build_ping_$b.log"; bad "build ping_udp with io/$b"; have_pinger=0
+	fi
+done
+[ "$have_pinger" = 1 ] || skp "the stack as a client (ping_udp) needs socat and a ping_udp build"
 
 # ---- one server run ---------------------------------------------------------------
 # start_server NS LOG CMD...: runs CMD in namespace NS (bounded by timeout),
@@ -235,6 +246,21 @@ check_exit() { # name log rc threads
 
 NCPU=$(nproc 2>/dev/null || echo 1)
 
+# the stack pings Linux (ICMP) and talks to a UDP echo server there (socat)
+run_pinger() { # name ns-of-linux linux-ip ns-of-stack backend-options...
+	local name=$1 lns=$2 lip=$3 sns=$4 log="$OUT/$1-ping.log" echo_pid r; shift 4
+	[ "$have_pinger" = 1 ] || return
+	ip netns exec "$lns" timeout 120 socat UDP4-RECVFROM:7,fork PIPE >/dev/null 2>&1 &
+	echo_pid=$!
+	sleep 0.3
+	ip netns exec "$sns" timeout 60 "$@" -- -s "$lip" -n 200 -l 1472 -w 16 -r 300 >"$log" 2>&1; r=$?
+	kill "$echo_pid" 2>/dev/null; wait "$echo_pid" 2>/dev/null
+	if [ "$r" -eq 0 ] && grep -q '^ping_udp: icmp echo: 200/200 replies' "$log" &&
+	   grep -q '^ping_udp: udp echo: 200/200 replies' "$log" && grep -q '^ping_udp: result: ok' "$log"; then
+		ok "$name: the stack as client: ARP, 200 ICMP echoes and 200 UDP echoes (16..1472 bytes) from Linux, every byte checked"
+	else sed 's/^/  | /' "$log"; bad "$name: the stack as client (ping_udp, status $r)"; fi
+}
+
 # ---- tap ------------------------------------------------------------------------------
 run_tap() { # name threads features
 	local name=$1 threads=$2 feat=$3 log="$OUT/$1.log" cores=0 rc
@@ -250,6 +276,8 @@ run_tap() { # name threads features
 		bad "$name: server up"
 		stop_server "$log" >/dev/null 2>&1
 	fi
+	[ "$threads" -eq 1 ] && run_pinger "$name" "$TAPNS" 10.98.0.1 "$TAPNS" "$OUT/ping_tap" -i "${PFX}tap" \
+		-a 10.98.0.2/24 -k 10.98.0.1/24 -F "$feat"
 	ip netns del "$TAPNS"
 }
 
@@ -274,6 +302,8 @@ run_afp() { # name threads features [tx-on]
 		bad "$name: server up"
 		stop_server "$log" >/dev/null 2>&1
 	fi
+	[ "$threads" -eq 1 ] && run_pinger "$name" "$PKTNET-a" 10.99.0.1 "$PKTNET-b" "$OUT/ping_af_packet" \
+		-i "$PKTNET-vb" -a 10.99.0.2 -F "$feat"
 	timeout 30 "$ROOT/tools/netns.sh" down "$PKTNET" >/dev/null 2>&1
 }
 
