@@ -68,6 +68,7 @@ static void __app_exit(void *app_global);
 #define DPK_TXBUF 1024                   /* frames per port waiting for the queue */
 #define DPK_NAP_US 100                   /* longest idle wait when a port cannot interrupt */
 #define DPK_POOL_CACHE 256
+#define DPK_TX_STUCK_NS 20000000u        /* a queue that takes nothing this long drops a frame */
 
 /* -x: offloads to leave off */
 #define DPK_OFF_RX_CSUM (1u << 0)
@@ -101,6 +102,7 @@ struct dpk_port {
 	struct rte_eth_dev_info info;
 	uint64_t rx_offloads, tx_offloads;   /* turned on */
 	uint64_t tx_flags_allowed;           /* RTE_MBUF_F_TX_* the port honours */
+	int tso_quirk_l2_in_mtu;             /* port.h */
 	int rss_hw, rss_verified;
 	char rss_why[128];
 	struct io_rss rss;                   /* which thread each flow belongs to */
@@ -111,6 +113,7 @@ struct dpk_port {
 
 struct dpk_txbuf {
 	uint16_t n;
+	uint64_t stuck_since_ns;             /* the queue has taken nothing since */
 	struct rte_mbuf *m[DPK_TXBUF];
 };
 
@@ -118,7 +121,7 @@ struct dpk_stats {
 	uint64_t rx_frames, rx_bytes, rx_ip4_good, rx_l4_good, rx_csum_bad, rx_lro, rx_multiseg;
 	uint64_t tx_frames, tx_bytes, tx_ip4_csum, tx_tcp_csum, tx_udp_csum, tx_tso, tx_tso_bytes;
 	uint64_t tx_multiseg, tx_linearized, tx_phdr_ok, tx_phdr_mismatch;
-	uint64_t tx_drop_bad, tx_drop_full, tx_prepare_refused, tx_mark_unsupported;
+	uint64_t tx_drop_bad, tx_drop_full, tx_drop_stuck, tx_prepare_refused, tx_mark_unsupported;
 	uint64_t steer_out, steer_in, steer_drop_full, steer_drop_nobuf;
 	uint64_t iterations, sleeps, rx_wakeups, wake_errors;
 };
@@ -176,6 +179,13 @@ static inline const struct dpk_port *dpk_port_by_id(uint16_t id)
 	return &dpk.ports[dpk.port_index[id]];
 }
 
+static uint64_t dpk_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
 #include "mbuf_ops.h"
 #include "port.h"
 #include "steer.h"
@@ -183,13 +193,6 @@ static inline const struct dpk_port *dpk_port_by_id(uint16_t id)
 #include "wait.h"
 
 /* ---- clock ------------------------------------------------------------------ */
-
-static uint64_t dpk_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
 
 #ifdef APP_IIP_OPS_UTIL_NOW_NS_NONE
 static void iip_ops_util_now_ns(uint32_t t[3], void *opaque)
@@ -730,7 +733,8 @@ static void dpk_print_stats(void)
 		printf("dpdk: thread %u (lcore %u): rx %llu frames %llu bytes (ip4 checksum good %llu, l4 checksum good "
 		       "%llu, bad %llu, lro %llu, multi-segment %llu); tx %llu frames %llu bytes (ip4 checksum offloaded "
 		       "%llu, tcp %llu, udp %llu, tso %llu frames %llu bytes, multi-segment %llu, linearized %llu, "
-		       "pseudo-header ok %llu mismatch %llu); tx dropped: bad %llu full %llu prepare %llu unsupported %llu; "
+		       "pseudo-header ok %llu mismatch %llu); tx dropped: bad %llu full %llu stuck %llu prepare %llu "
+		       "unsupported %llu; "
 		       "steered out %llu in %llu, dropped full %llu no-buffer %llu; iterations %llu sleeps %llu "
 		       "interrupt wakeups %llu\n",
 		       i, t->lcore, (unsigned long long) s->rx_frames, (unsigned long long) s->rx_bytes,
@@ -743,6 +747,7 @@ static void dpk_print_stats(void)
 		       (unsigned long long) s->tx_multiseg, (unsigned long long) s->tx_linearized,
 		       (unsigned long long) s->tx_phdr_ok, (unsigned long long) s->tx_phdr_mismatch,
 		       (unsigned long long) s->tx_drop_bad, (unsigned long long) s->tx_drop_full,
+		       (unsigned long long) s->tx_drop_stuck,
 		       (unsigned long long) s->tx_prepare_refused, (unsigned long long) s->tx_mark_unsupported,
 		       (unsigned long long) s->steer_out, (unsigned long long) s->steer_in,
 		       (unsigned long long) s->steer_drop_full, (unsigned long long) s->steer_drop_nobuf,

@@ -289,6 +289,12 @@ static int dpk_port_start(struct dpk_port *p, uint16_t nq, char *err, size_t err
 			p->rx_intr_why = "the driver gives no interrupt file descriptor";
 		}
 	p->tx_flags_allowed = dpk_port_tx_flags_allowed(p);
+	/* net_tap segments TSO frames in software (librte_gso) and refuses a
+	 * frame whose tso_segsz + l2 + l3 + l4 exceeds the MTU: it counts the
+	 * Ethernet header in the IP MTU. Full-sized segments would be refused
+	 * (and block the queue), so its segments carry 14 bytes less than the
+	 * MSS: still valid TCP, slightly more frames. */
+	p->tso_quirk_l2_in_mtu = !strcmp(p->driver, "net_tap") && (p->tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO);
 	return 0;
 }
 
@@ -352,6 +358,9 @@ static void dpk_port_report(const struct dpk_port *p, uint16_t nq)
 	       dpk_offer_use(i->tx_offload_capa, p->tx_offloads, RTE_ETH_TX_OFFLOAD_UDP_CKSUM),
 	       dpk_offer_use(i->tx_offload_capa, p->tx_offloads, RTE_ETH_TX_OFFLOAD_TCP_TSO),
 	       dpk_offer_use(i->tx_offload_capa, p->tx_offloads, RTE_ETH_TX_OFFLOAD_MULTI_SEGS));
+	if (p->tso_quirk_l2_in_mtu)
+		printf("dpdk: port %u tso: the net_tap driver counts the Ethernet header in its MTU check: "
+		       "segments of MSS - %u bytes\n", p->id, RTE_ETHER_HDR_LEN);
 	if (nq < 2)
 		printf("dpdk: port %u rss: not needed (one queue)\n", p->id);
 	else if (!(i->flow_type_rss_offloads & DPK_RSS_HF_MODEL))

@@ -121,6 +121,10 @@ static int dpk_tx_offload_fields(struct dpk_thread *t, const struct dpk_port *p,
 			uint32_t hdrs = (uint32_t) ihl + l4_len;
 			if (dpk.mtu <= hdrs)
 				return -1;
+			if (p->tso_quirk_l2_in_mtu) /* see port.h */
+				hdrs += m->l2_len;
+			if (dpk.mtu <= hdrs)
+				return -1;
 			m->tso_segsz = (uint16_t) (dpk.mtu - hdrs);
 			want = rte_ipv4_phdr_cksum(ip, ol); /* DPDK's TSO convention: without the length */
 			memcpy(field, &want, sizeof(want));
@@ -165,6 +169,33 @@ static struct rte_mbuf *dpk_tx_linearize(struct dpk_thread *t, struct rte_mbuf *
 
 static void dpk_capture(const struct rte_mbuf *m);
 
+/*
+ * rte_eth_tx_burst takes nothing. Usually the queue is full and drains; but
+ * a driver also stops at a frame it refuses (e.g. a TSO frame it cannot
+ * segment), and would refuse it forever, blocking everything behind it.
+ * After DPK_TX_STUCK_NS without progress the first frame goes, as a NIC
+ * would drop it, counted.
+ */
+static void dpk_tx_unstick(struct dpk_thread *t, uint16_t pi)
+{
+	struct dpk_txbuf *b = &t->tx[pi];
+	uint64_t now = dpk_now_ns();
+	if (!b->stuck_since_ns) {
+		b->stuck_since_ns = now;
+		return;
+	}
+	if (now - b->stuck_since_ns < DPK_TX_STUCK_NS || !b->n)
+		return;
+	if (!t->st.tx_drop_stuck++)
+		fprintf(stderr, "dpdk: port %u queue %u: the driver took no frame for %u ms: dropping the first one "
+			"(see the device's tx errors at exit; more are counted)\n", dpk.ports[pi].id, t->index,
+			DPK_TX_STUCK_NS / 1000000u);
+	rte_pktmbuf_free(b->m[0]);
+	memmove(b->m, b->m + 1, (size_t) (b->n - 1) * sizeof(b->m[0]));
+	b->n--;
+	b->stuck_since_ns = now;
+}
+
 /* hands the thread's buffered frames for one port to its queue */
 static void dpk_tx_flush_port(struct dpk_thread *t, uint16_t pi)
 {
@@ -188,8 +219,13 @@ static void dpk_tx_flush_port(struct dpk_thread *t, uint16_t pi)
 		if (sent < b->n)
 			memmove(b->m, b->m + sent, (size_t) (b->n - sent) * sizeof(b->m[0]));
 		b->n = (uint16_t) (b->n - sent);
-		if (sent < ok) /* the queue is full; try again at the next flush */
+		if (sent)
+			b->stuck_since_ns = 0;
+		if (sent < ok) { /* the queue is full; try again at the next flush */
+			if (!sent)
+				dpk_tx_unstick(t, pi);
 			break;
+		}
 	}
 }
 
