@@ -88,6 +88,7 @@ struct fz_pkt {
 };
 
 static long fz_pkts_alive;
+static int fz_trace;	/* replayer with FUZZ_TRACE set: print what happens */
 
 /* A packet whose buffer holds room bytes and whose data starts at head. */
 static struct fz_pkt *fz_pkt_new(uint32_t room, uint32_t head)
@@ -406,6 +407,8 @@ FZ_NO_COV static void iip_ops_l2_push(void *pkt, void *opaque)
 	if (n > 14U + h->mtu && !p->ol_tso)
 		FZ_FAIL("frame of %u bytes exceeds the MTU %u", n, h->mtu);
 	if (fz_be16(f + 12) == 0x0806) {
+		if (fz_trace)
+			printf("    stack sent ARP op %u\n", fz_be16(f + 20));
 		if (n < 42)
 			FZ_FAIL("short ARP frame (%u bytes)", n);
 	} else if (fz_be16(f + 12) == 0x0800) {
@@ -441,6 +444,9 @@ FZ_NO_COV static void iip_ops_l2_push(void *pkt, void *opaque)
 			s->seq = fz_be32(t + 4);
 			s->ack = fz_be32(t + 8);
 			s->flags = t[13];
+			if (fz_trace)
+				printf("    stack sent %u -> %u flags 0x%02x seq %u ack %u win %u options %u payload %u%s\n", s->sport, s->dport,
+				       s->flags, s->seq, s->ack, fz_be16(t + 14), thl - 20, l4_len - thl, p->ol_tso ? " (TSO)" : "");
 			for (i = 20; i < thl;) {
 				if (t[i] == 0)
 					break;
@@ -456,7 +462,9 @@ FZ_NO_COV static void iip_ops_l2_push(void *pkt, void *opaque)
 				}
 				i += t[i + 1];
 			}
-		} else if (ip[9] == 17 && !(frag & 0x3fff)) {
+		} else if (fz_trace)
+			printf("    stack sent IPv4 proto %u, %u bytes, fragment field 0x%04x\n", ip[9], tot, frag);
+		if (ip[9] == 17 && !(frag & 0x3fff)) {
 			const uint8_t *u = ip + ihl;
 			if (l4_len < 8 || fz_be16(u + 4) != l4_len)
 				FZ_FAIL("UDP length %u, datagram %u", l4_len >= 8 ? fz_be16(u + 4) : 0, l4_len);
@@ -670,8 +678,6 @@ FZ_NO_COV static void fz_check_accounting(struct fz_host *h)
 		live++;
 		if (live > ws->conn_total)
 			FZ_FAIL("connection list loops");
-		if (__iip_tcp_lookup(ws, c->local_ip4_be, c->local_port_be, c->peer_ip4_be, c->peer_port_be) != c)
-			FZ_FAIL("live connection not found by its 4-tuple");
 		if (c->state == IIP_TCP_STATE_CLOSED)
 			FZ_FAIL("CLOSED connection still on the live list");
 		for (pb = c->txq.head; pb; pb = pb->next)
@@ -703,8 +709,12 @@ FZ_NO_COV static void fz_check_accounting(struct fz_host *h)
 static void fz_host_fini(struct fz_host *h)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) h->ws;
+	struct iip_tcp_conn *c;
 	uint32_t i;
 	fz_check_accounting(h);
+	for (c = ws->conn_all; c; c = c->all_next)
+		if (__iip_tcp_lookup(ws, c->local_ip4_be, c->local_port_be, c->peer_ip4_be, c->peer_port_be) != c)
+			FZ_FAIL("live connection not found by its 4-tuple");
 	while (ws->conn_all)
 		__iip_tcp_conn_release(ws, ws->conn_all, h->opaque);
 	for (i = 0; i < IIP_CONF_IP4_REASM_SLOTS; i++)

@@ -138,7 +138,7 @@ enum {
 /*
  * FZ_OP_FRAGS: proto: bits 0-1 UDP, ICMP echo, TCP SYN, protocol 200;
  *   bit 2: the fragments in one iip_run; len: payload % 9000;
- *   unit: fragment payload 8 * (1 + unit % 64);
+ *   unit: fragment payload 8 * (1 + unit % 64), at most 16 fragments sent;
  *   order bits: FZ_FRAG_*
  */
 #define FZ_FRAG_REVERSE (1U << 0)

@@ -90,7 +90,7 @@ fi
 fuzz_one() { # name seconds
 	local name=$1 t=$2
 	mkdir -p "$out/corpus-$name"
-	"$out/$name" -max_total_time="$t" -max_len=8192 -timeout=10 -rss_limit_mb=4096 \
+	"$out/$name" -max_total_time="$t" -max_len=4096 -timeout=10 -rss_limit_mb=4096 \
 		-print_final_stats=1 -artifact_prefix="$out/artifacts/$name-" \
 		"$out/corpus-$name" "$here/corpus" >"$out/$name.log" 2>&1
 	echo $? >"$out/$name.rc"
