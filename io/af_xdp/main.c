@@ -1125,6 +1125,7 @@ static int __iosub_main(int argc, char *const *argv)
 	int afx_argc, rc = 0;
 	uint16_t i;
 	struct sigaction sa;
+	char **app_argv;
 
 	{ /* an application need not use every call: keep -Wunused-function quiet */
 		(void) iip_run; (void) iip_udp_send; (void) iip_tcp_connect; (void) iip_tcp_rxbuf_consumed;
@@ -1150,8 +1151,8 @@ static int __iosub_main(int argc, char *const *argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	{ /* the application's options: argv[0] and everything after "--" */
-		char **app_argv = calloc((size_t) argc + 1, sizeof(char *));
 		int app_argc = 1, k;
+		app_argv = calloc((size_t) argc + 1, sizeof(char *));
 		if (!app_argv) {
 			afx_teardown();
 			return 1;
@@ -1168,7 +1169,7 @@ static int __iosub_main(int argc, char *const *argv)
 		afx.threads[0].opaque[1] = __app_init(app_argc, app_argv);
 		for (i = 1; i < afx.nthreads; i++)
 			afx.threads[i].opaque[1] = afx.threads[0].opaque[1];
-		/* app_argv stays allocated: an application may keep pointers into it */
+		/* app_argv lives until after __app_exit: the app may keep pointers into it */
 	}
 	for (i = 0; i < afx.nthreads; i++) {
 		struct afx_thread *t = &afx.threads[i];
@@ -1193,6 +1194,7 @@ static int __iosub_main(int argc, char *const *argv)
 		if (afx.threads[i].started)
 			pthread_join(afx.threads[i].tid, NULL);
 	__app_exit(afx.threads[0].opaque[1]);
+	free(app_argv);
 	for (i = 0; i < afx.nthreads; i++) {
 		struct afx_thread *t = &afx.threads[i];
 		uint32_t k;
