@@ -85,7 +85,7 @@ struct tap_thread {
 	uint32_t nspare;
 	struct tap_vnet_stats vnet;
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
-	uint64_t rx_drop_nobuf, rx_drop_error, tx_drop_error, rx_missteered, loops;
+	uint64_t rx_drop_nobuf, rx_drop_error, tx_drop_error, rx_missteered;
 };
 
 struct tap_conf {
@@ -362,7 +362,6 @@ static void *tap_thread_main(void *arg)
 		iip_run(t->workspace, mac, c->ip4_be, (void **) t->rx, n, &next_us, t->opaque);
 		__app_loop(t->workspace, mac, c->ip4_be, &next_us, t->opaque);
 		iip_ops_l2_flush(t->opaque);
-		t->loops++;
 		if (!n)
 			tap_wait(t, next_us);
 	}
