@@ -144,6 +144,13 @@ static void __iip_tcp_cc_init(struct iip_tcp_conn *c)
 /* RFC 9438 4.2 constants: C = 0.4, beta = 0.7; fixed point in 1/1024. */
 #define __IIP_CUBIC_BETA_1024 (717)
 
+/* w * f / 1024 without overflow for any window below 2^32 / f * 1024 and without
+ * truncating w to a multiple of 1024 first */
+static uint32_t __iip_mul_frac1024(uint32_t w, uint32_t f)
+{
+	return (w >> 10) * f + (((w & 1023U) * f) >> 10);
+}
+
 /* Cube root of n (integer), for K = cbrt(W_max * (1 - beta) / C). */
 static uint32_t __iip_cbrt(uint32_t n)
 {
@@ -183,7 +190,9 @@ static void __iip_tcp_cc_on_ack(struct iip_workspace *ws, struct iip_tcp_conn *c
 			/* C (t - K)^3 with t, K in ms: 0.4 * d^3 / 1e9 segments */
 			uint32_t d = t > c->cubic_k_ms ? t - c->cubic_k_ms : c->cubic_k_ms - t;
 			uint32_t dd = __iip_min(d, 100000U) / 10;	/* in 10 ms units */
-			uint32_t cube = (dd * dd / 100) * dd / 1000 * 4 / 10; /* 0.4 * (d/1000)^3 in segments */
+			/* 0.4 * (d / 1000 s)^3 segments = 0.4 * dd^3 / 10^6 = (dd^2 / 1000) * dd / 2500;
+			 * the grouping keeps every product below 2^32 (dd <= 10^4) */
+			uint32_t cube = (dd * dd / 1000) * dd / 2500;
 			uint32_t wmax_seg = c->cubic_w_max / mss;
 			target = t > c->cubic_k_ms ? wmax_seg + cube : (wmax_seg > cube ? wmax_seg - cube : 1);
 			target *= mss;
@@ -223,10 +232,10 @@ static void __iip_tcp_cc_on_loss(struct iip_workspace *ws, struct iip_tcp_conn *
 		/* RFC 9438 4.6/4.7: remember W_max (with fast convergence), beta = 0.7 */
 		uint32_t w = c->cwnd;
 		if (c->cubic_w_max && w < c->cubic_w_max)
-			c->cubic_w_max = (uint32_t) ((w / 1024) * (1024 + __IIP_CUBIC_BETA_1024) / 2);
+			c->cubic_w_max = __iip_mul_frac1024(w, (1024 + __IIP_CUBIC_BETA_1024) / 2);
 		else
 			c->cubic_w_max = w;
-		c->ssthresh = __iip_max((uint32_t) ((w / 1024) * __IIP_CUBIC_BETA_1024), 2U * c->snd_mss);
+		c->ssthresh = __iip_max(__iip_mul_frac1024(w, __IIP_CUBIC_BETA_1024), 2U * c->snd_mss);
 		{
 			/* K = cbrt(W_max (1 - beta) / C) seconds; in segments, scaled to ms */
 			uint32_t wmax_seg = c->cubic_w_max / c->snd_mss;
