@@ -318,12 +318,19 @@ static uint8_t __iip_tcp_ack_in(struct iip_workspace *ws, struct iip_tcp_conn *c
 	}
 	__iip_tcp_window_update(c, s);
 	/* RFC 5681 2 (duplicate ACK) and RFC 6675 5 (SACK loss detection) */
-	is_dup = s->ack == c->snd_una && !s->payload_len && !(s->flags & (IIP_TCP_FLAG_SYN | IIP_TCP_FLAG_FIN))
-		&& c->snd_wnd == old_wnd && c->snd_max != c->snd_una
-		&& c->snd_wnd; /* answers to zero-window probes are not loss signals */
-	/* RFC 6675 2 (DupAck): with SACK it must also SACK new data; a D-SACK (RFC 2883) does not */
-	if (is_dup && c->opt_sack && __iip_tcp_sacked_bytes(c) <= sacked_before)
-		is_dup = 0;
+	if (c->opt_sack)
+		/*
+		 * RFC 6675 2 (DupAck): an ACK that SACKs new data, "even if it
+		 * carries new data, changes the advertised window": a peer that
+		 * sends too reports our losses on its data segments.  A D-SACK
+		 * (RFC 2883) reports nothing new.
+		 */
+		is_dup = s->opts.sack_cnt && s->ack == c->snd_una && !(s->flags & IIP_TCP_FLAG_SYN)
+			&& c->snd_max != c->snd_una && c->snd_wnd && __iip_tcp_sacked_bytes(c) > sacked_before;
+	else /* RFC 5681 2 */
+		is_dup = s->ack == c->snd_una && !s->payload_len && !(s->flags & (IIP_TCP_FLAG_SYN | IIP_TCP_FLAG_FIN))
+			&& c->snd_wnd == old_wnd && c->snd_max != c->snd_una
+			&& c->snd_wnd; /* answers to zero-window probes are not loss signals */
 	if (is_dup) {
 		if (c->dupacks < 255)
 			c->dupacks++;
