@@ -117,6 +117,9 @@ scenario loss5-reorder-dup    xfer "-L 0.05 -O 0.05 -U 0.05 -S 13" "-n $(sz $((1
 scenario loss5-reorder-dup-tso xfer "-L 0.05 -O 0.05 -U 0.05 -S 14 -F sg,tso,csum" "-n $(sz $((16 * M))) -b -A"
 scenario corrupt1             xfer "-C 0.01 -S 15"           "-n $(sz $((64 * M))) -b"
 scenario corrupt1-offload     xfer "-C 0.01 -S 16 -F sg,tso,csum,lro" "-n $(sz $((64 * M))) -b -A"
+# half-close: with random sizes one side finishes first and waits in
+# FIN-WAIT-2 while it still receives (here for minutes of virtual time)
+scenario halfclose-long       xfer "-B 2"                    "-c 4 -R 22 -n $(sz $((16 * M))) -b"
 scenario reverse-loss1        xfer "-L 0.01 -S 17"           "-n $(sz $((32 * M))) -r -w 700"
 # 3. small bandwidth-delay product: 10 Mbit/s, 5 ms one way; then an 8-packet window too
 scenario bdp-10mbit-5ms       xfer "-B 10 -D 5000"           "-n $(sz $((4 * M))) -b"
