@@ -18,7 +18,8 @@
 # Through tools/impair (1% loss, 2 ms delay each way): 10 MiB echoed intact.
 # With two queues and two threads (software steering): 32 parallel echo
 # transfers all complete and every connection was accepted on the thread
-# helper_ip4_get_connection_affinity() names. Busy polling (-e 0), a pcap
+# helper_ip4_get_connection_affinity() names. A run under ASan+UBSan, busy
+# polling (-e 0), a pcap
 # file (-w), and clear errors: not root, no such interface, more threads
 # than queues, fewer threads than queues, native XDP refused by the device,
 # bad option, no -i.
@@ -252,6 +253,26 @@ if start echo_busy "$A" "$OUT/tcp_echo" -i "$IF" -e 0 -- -p 5000 -n 1; then
 	check "busy poll: tcp_echo status 0" [ "$rc" -eq 0 ]
 else
 	bad "busy poll: start tcp_echo"; stop
+fi
+
+# under AddressSanitizer and UndefinedBehaviorSanitizer (misaligned header
+# access, overflows, use after free, leaks at exit)
+if timeout 300 make -s -C "$ROOT/apps/examples/tcp_echo" IOSUB_DIR="$ROOT/io/af_xdp" OUT="$OUT/tcp_echo_san" \
+	EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined" \
+	LDFLAGS="-fsanitize=address,undefined" >"$OUT/build_san.log" 2>&1; then
+	if start echo_san "$A" "$OUT/tcp_echo_san" -i "$IF" -- -p 5000 -n 1; then
+		ip netns exec "$B" timeout 60 socat -t 30 - "TCP:$IP:5000" <"$OUT/random.bin" >"$OUT/echo_san.bin" 2>/dev/null
+		sha=$(sha256sum <"$OUT/echo_san.bin" | cut -d' ' -f1)
+		stop wait; rc=$?
+		good=0; [ "$sha" = "$SHA_RANDOM" ] && [ "$rc" -eq 0 ] &&
+			! grep -qE 'runtime error|AddressSanitizer|LeakSanitizer' "$OUT/echo_san.out" && good=1
+		check "sanitizers: 10 MiB echo with ASan+UBSan, no report, status $rc" [ "$good" = 1 ]
+		[ "$good" = 1 ] || grep -m5 -E 'runtime error|Sanitizer' "$OUT/echo_san.out"
+	else
+		bad "sanitizers: start tcp_echo"; stop
+	fi
+else
+	skp "sanitizer build failed (no libasan/libubsan?)"
 fi
 
 # ---- errors ------------------------------------------------------------------
