@@ -22,9 +22,11 @@
  *   -q LEN     server: request length; answer once per LEN bytes received
  *              (default: once per received packet, bench-iip's behaviour)
  *   -R LEN     client: reply length that completes a request (default the
- *              request length), -M STRING the reply expected (sets -R)
- *   -x         verify every payload byte received (client: replies equal
- *              the expected reply; server with -q: requests are the filler)
+ *              request length)
+ *   -M STRING  the peer's message: client, the reply (sets -R); server, the
+ *              request (sets -q)
+ *   -x         verify every payload byte received against the peer's
+ *              message (the filler of -R / -q bytes, or -M)
  *   -k         client: at the end, stop the server via its remote-stop port
  *   -K PORT    remote-stop port (default 50000, 0 = none)
  *
@@ -83,7 +85,7 @@ static void bench_usage(FILE *f, const char *prog)
 {
 	fprintf(f,
 		"usage: %s [backend options] -- [options]\n"
-		"  server: -p PORT [-g 1|2] [-l LEN | -m STRING] [-n 6|17] [-q LEN] [-x] [-t SEC] [-K PORT] [-v N]\n"
+		"  server: -p PORT [-g 1|2] [-l LEN | -m STRING] [-n 6|17] [-q LEN | -M STRING] [-x] [-t SEC] [-K PORT] [-v N]\n"
 		"  client: -s IP -p PORT [-c CONNS] [-d DEPTH] [-g 1|2] [-l LEN | -m STRING] [-n 6|17]\n"
 		"          [-r RATE] [-R LEN | -M STRING] [-x] [-t SEC] [-k] [-K PORT] [-v N]\n"
 		"  -s IP      client mode: the server's IPv4 address (absent: server mode)\n"
@@ -99,8 +101,9 @@ static void bench_usage(FILE *f, const char *prog)
 		"  -v LEVEL   0 summary only, 1 per-second lines (default), 2 events too\n"
 		"  -q LEN     server: answer once per LEN request bytes (default: once per packet)\n"
 		"  -R LEN     client: reply bytes that complete a request (default: the request length)\n"
-		"  -M STRING  client: the reply the server sends (sets -R; checked with -x)\n"
-		"  -x         verify every received payload byte (server: needs -q, client filler)\n"
+		"  -M STRING  the peer's message: client, the reply (sets -R); server, the request (sets -q)\n"
+		"  -x         verify every received payload byte against the peer's message (the filler\n"
+		"             of -R / -q bytes, or -M); a server needs -q or -M\n"
 		"  -k         client: stop the server through its remote-stop port at the end\n"
 		"  -K PORT    remote-stop port (default %d, 0 = none)\n",
 		prog, BENCH_UDP_MSG_MAX, BENCH_DEFAULT_STOP_PORT);
@@ -282,10 +285,14 @@ static int bench_parse(int argc, char *const *argv, struct bench_opts *o)
 		if (o->stop_port_be == 0 && o->remote_stop)
 			return bench_bad(prog, 'k', NULL, "-k needs a remote-stop port (-K 0 given)");
 	} else {
-		if (have_c || have_d || have_r || have_R || expect || o->remote_stop)
-			return bench_bad(prog, 0, NULL, "-c, -d, -r, -R, -M and -k are client options (give -s IP)");
+		if (have_c || have_d || have_r || have_R || o->remote_stop)
+			return bench_bad(prog, 0, NULL, "-c, -d, -r, -R and -k are client options (give -s IP)");
+		if (expect && o->request_len)
+			return bench_bad(prog, 0, NULL, "-q and -M are exclusive");
+		if (expect)
+			o->request_len = (uint32_t) strlen(expect);
 		if (o->check && !o->request_len)
-			return bench_bad(prog, 'x', NULL, "server -x needs -q LEN (the client's request length)");
+			return bench_bad(prog, 'x', NULL, "server -x needs -q LEN or -M STRING (the client's request)");
 		if (o->stop_port_be == o->port_be && o->proto == 6)
 			return bench_bad(prog, 0, NULL, "-p and the remote-stop port -K are the same");
 	}

@@ -5,9 +5,10 @@
 # reply byte verified with -x, the percentile line well formed and ordered,
 # packets all returned, exit codes), never a timing threshold.  A one-way
 # delay (-D) keeps the number of requests per virtual second small, so the
-# runs are quick even under ASan/UBSan.
+# runs are quick even under ASan/UBSan.  interop.sh then runs it on a veth
+# pair against the Linux baseline (root only, namespaces it creates).
 # Prints one line per check and ends with "N passed, N failed"; exit status
-# non-zero on any failure.  No network, no root.
+# non-zero on any failure.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -160,6 +161,9 @@ UDP payload too long|-s 10.0.0.1 -p 1 -n 17 -l 2000
 verbosity 9|-p 1 -v 9
 depth 0|-s 10.0.0.1 -p 1 -d 0
 EOF
+
+# ---- a real link: against the Linux baseline over af_packet (root only) -----------------------
+source "$here/interop.sh"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
