@@ -736,7 +736,8 @@ static int afx_open_sockets(void)
 		}
 		fprintf(stderr, "af_xdp: %s queue %u: %s failed: %s%s\n", afx.ifi.name, t->queue, a->name,
 			strerror(-rc),
-			rc == -EOPNOTSUPP && a->bind_flags == XDP_ZEROCOPY ? " (the driver offers no zero-copy)" :
+			rc == -EOPNOTSUPP && a->bind_flags == XDP_ZEROCOPY ? " (the driver offers no zero-copy; "
+									     "falling back)" :
 			rc == -EPERM ? " (needs root: CAP_NET_ADMIN, CAP_NET_RAW, CAP_BPF)" : "");
 		if (!(rc == -EOPNOTSUPP && a->bind_flags == XDP_ZEROCOPY))
 			afx_lib_log_show();

@@ -18,11 +18,10 @@
 # Through tools/impair (1% loss, 2 ms delay each way): 10 MiB echoed intact.
 # With two queues and two threads (software steering): 32 parallel echo
 # transfers all complete and every connection was accepted on the thread
-# helper_ip4_get_connection_affinity() names. A run under ASan+UBSan, busy
-# polling (-e 0), a pcap
-# file (-w), and clear errors: not root, no such interface, more threads
-# than queues, fewer threads than queues, native XDP refused by the device,
-# bad option, no -i.
+# helper_ip4_get_connection_affinity() names. Also: a run under ASan+UBSan,
+# busy polling (-e 0), a pcap file (-w), and clear errors: not root, no such
+# interface, more threads than queues, fewer threads than queues, native XDP
+# refused by the device, -S nic without hardware RSS, bad option, no -i.
 #
 # Needs root; without it (or without libxdp) everything is skipped. The
 # namespaces carry this shell's PID (iipt<PID>...) and are removed on exit.
