@@ -247,8 +247,9 @@ static uint32_t tap_rx_segs_needed(const struct tap_thread *t)
 
 /*
  * Reads one frame into the spare buffers (chained when it is larger than
- * one). Returns 1 with *out set, 0 when nothing is waiting, -1 when no
- * buffer is free (the frame stays in the kernel's queue).
+ * one). Returns 1 with *out set, 0 when nothing is waiting, 2 when a
+ * malformed frame was dropped (more may wait), -1 when no buffer is free
+ * (the frame stays in the kernel's queue).
  */
 static int tap_read_frame(struct tap_thread *t, struct io_pkt **out)
 {
@@ -281,13 +282,13 @@ static int tap_read_frame(struct tap_thread *t, struct io_pkt **out)
 	if (tap.vnet_hdr) {
 		if (r < (ssize_t) sizeof(vh)) {
 			t->rx_drop_error++;
-			return 0;
+			return 2;
 		}
 		r -= (ssize_t) sizeof(vh);
 	}
 	if (r < 14) {
 		t->rx_drop_error++;
-		return 0;
+		return 2;
 	}
 	/* hand over the buffers that got bytes, chained in order */
 	left = (size_t) r;
@@ -316,7 +317,10 @@ static int tap_read_frame(struct tap_thread *t, struct io_pkt **out)
 static uint16_t tap_rx_burst(struct tap_thread *t)
 {
 	uint16_t n = 0;
-	while (n < tap.conf.batch) {
+	uint32_t reads;
+	/* at most one batch of reads per round, dropped frames included, so
+	 * a stream of malformed frames cannot hold the thread here */
+	for (reads = 0; n < tap.conf.batch && reads < tap.conf.batch; reads++) {
 		int r = tap_read_frame(t, &t->rx[n]);
 		if (r < 0) {
 			t->rx_drop_nobuf++;
@@ -324,7 +328,8 @@ static uint16_t tap_rx_burst(struct tap_thread *t)
 		}
 		if (r == 0)
 			break;
-		n++;
+		if (r == 1)
+			n++;
 	}
 	return n;
 }
