@@ -86,6 +86,7 @@ struct dpk_conf {
 	uint16_t rxd, txd;
 	uint16_t burst;
 	uint32_t mbufs_per_thread;
+	uint32_t buf_size;       /* -s: data bytes per mbuf, 0 = from the MTU */
 	uint32_t nconn, npb;
 	uint32_t disable;        /* DPK_OFF_* */
 	const char *pcap_path;
@@ -367,6 +368,8 @@ static void dpk_usage(FILE *f, const char *prog)
 		"  -r N, -t N  receive / transmit descriptors per queue (default 1024 / 1024)\n"
 		"  -b N        receive burst (default 32, at most %d)\n"
 		"  -n N        mbufs per thread (default 16384; each ~2.3 KB of EAL memory)\n"
+		"  -s BYTES    data bytes per mbuf (default: one frame of the largest MTU, at least 2048);\n"
+		"              net_af_packet with framesz=N needs about N\n"
 		"  -c N        TCP connection objects per thread (default 1024)\n"
 		"  -p N        packet wrappers per thread (default 16384)\n"
 		"  -w FILE     write every received and sent frame to FILE (pcap)\n"
@@ -468,7 +471,7 @@ static int dpk_parse_options(int argc, char **argv, struct dpk_conf *c)
 	c->npb = 16384;
 	optind = 1;
 	opterr = 1;
-	while ((opt = getopt(argc, argv, "a:e:x:r:t:b:n:c:p:w:h")) != -1) {
+	while ((opt = getopt(argc, argv, "a:e:x:r:t:b:n:s:c:p:w:h")) != -1) {
 		switch (opt) {
 		case 'a': if (dpk_parse_port(optarg, c)) return -1; break;
 		case 'e': c->poll_ms = (uint32_t) dpk_num(optarg, 0, 3600000, "-e", &err); break;
@@ -477,6 +480,7 @@ static int dpk_parse_options(int argc, char **argv, struct dpk_conf *c)
 		case 't': c->txd = (uint16_t) dpk_num(optarg, 32, 32768, "-t", &err); break;
 		case 'b': c->burst = (uint16_t) dpk_num(optarg, 1, DPK_BURST_MAX, "-b", &err); break;
 		case 'n': c->mbufs_per_thread = (uint32_t) dpk_num(optarg, 1024, 16777216, "-n", &err); break;
+		case 's': c->buf_size = (uint32_t) dpk_num(optarg, 1024, 65000, "-s", &err); break;
 		case 'c': c->nconn = (uint32_t) dpk_num(optarg, 1, 1048576, "-c", &err); break;
 		case 'p': c->npb = (uint32_t) dpk_num(optarg, 64, 16777216, "-p", &err); break;
 		case 'w': c->pcap_path = optarg; break;
@@ -647,6 +651,14 @@ static int dpk_setup(const char *prog)
 	dpk.buf_room = RTE_MBUF_DEFAULT_DATAROOM;
 	if ((uint32_t) max_mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + DPK_ALIGN_PAD > dpk.buf_room)
 		dpk.buf_room = (uint32_t) max_mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN + DPK_ALIGN_PAD;
+	if (dpk.conf.buf_size) {
+		if (dpk.conf.buf_size < dpk.buf_room) {
+			fprintf(stderr, "%s: dpdk: -s %u is too small for an MTU of %u: at least %u\n", prog,
+				dpk.conf.buf_size, max_mtu, dpk.buf_room);
+			return -1;
+		}
+		dpk.buf_room = dpk.conf.buf_size;
+	}
 	dpk.threads = calloc(dpk.nthreads, sizeof(*dpk.threads));
 	if (!dpk.threads)
 		return -1;

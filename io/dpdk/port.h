@@ -220,7 +220,9 @@ static int dpk_port_setup_queues(struct dpk_port *p, struct rte_eth_conf *ec, ui
 		txc.offloads = p->tx_offloads;
 		e = rte_eth_rx_queue_setup(p->id, q, p->rxd, t->socket, &rxc, t->pool);
 		if (e) {
-			snprintf(err, err_len, "port %u: receive queue %u setup failed: %s", p->id, q, rte_strerror(-e));
+			snprintf(err, err_len, "port %u: receive queue %u setup failed: %s%s", p->id, q, rte_strerror(-e),
+				 e == -ENOMEM ? " (if the driver says the frames do not fit, give bigger mbufs with -s; "
+				 "or EAL more memory with -m)" : "");
 			return -1;
 		}
 		e = rte_eth_tx_queue_setup(p->id, q, p->txd, t->socket, &txc);
@@ -343,9 +345,9 @@ static void dpk_port_report(const struct dpk_port *p, uint16_t nq)
 		snprintf(lk, sizeof(lk), "link up %u Mbps %s-duplex", link.link_speed,
 			 link.link_duplex ? "full" : "half");
 	printf("dpdk: port %u %s (driver %s) %02x:%02x:%02x:%02x:%02x:%02x %s mtu %u, %u queue pair%s "
-	       "(device max %u/%u), %u/%u descriptors, %s\n",
+	       "(device max %u/%u), %u/%u descriptors, largest rx frame %u, %s\n",
 	       p->id, p->name, p->driver, a[0], a[1], a[2], a[3], a[4], a[5], ip, p->mtu, nq, nq == 1 ? "" : "s",
-	       i->max_rx_queues, i->max_tx_queues, p->rxd, p->txd, lk);
+	       i->max_rx_queues, i->max_tx_queues, p->rxd, p->txd, i->max_rx_pktlen, lk);
 	printf("dpdk: port %u offloads: rx ipv4 checksum %s; rx tcp checksum %s; rx udp checksum %s; rx lro %s\n",
 	       p->id, dpk_offer_use(i->rx_offload_capa, p->rx_offloads, RTE_ETH_RX_OFFLOAD_IPV4_CKSUM),
 	       dpk_offer_use(i->rx_offload_capa, p->rx_offloads, RTE_ETH_RX_OFFLOAD_TCP_CKSUM),
