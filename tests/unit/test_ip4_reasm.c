@@ -517,22 +517,30 @@ TEST(reasm_fragments_with_different_header_lengths_rebuild_the_datagram)
 	th_host_fini(&h);
 }
 
-/* RFC 894: a short last fragment arrives padded to 60 bytes; the padding
- * must not become part of the rebuilt datagram. */
-TEST(reasm_padded_short_last_fragment_is_trimmed)
+/* RFC 894: short fragments arrive padded to 60 bytes; the padding must
+ * not become part of the rebuilt datagram (in the middle it would shift
+ * every byte after it). */
+static void send_padded_frag(struct th_host *h, const struct th_ip *d, const uint8_t *l4, uint32_t off, uint32_t len, int more)
+{
+	uint32_t fl = th_build_frag(frame, d, l4, off, len, more);
+	CHECK(fl < 60);
+	memset(frame + fl, 0xcc, 60 - fl);
+	th_run(h, frame, 60);
+}
+
+TEST(reasm_padded_short_fragments_are_trimmed)
 {
 	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
 	uint8_t payload[64], l4[80];
 	struct th_ip d = th_ip_default(17);
-	uint32_t n, fl;
+	uint32_t n;
 	th_host_init(&h);
 	fill_pattern(payload, sizeof(payload), 19);
-	n = make_udp(l4, payload, sizeof(payload)); /* 72: 64 + a last fragment of 8 */
-	send_frag(&h, &d, l4, 0, 64, 1);
-	fl = th_build_frag(frame, &d, l4, 64, n - 64, 0);
-	CHECK_EQ(fl, 14 + 20 + 8);
-	memset(frame + fl, 0xcc, 60 - fl);
-	th_run(&h, frame, 60);
+	n = make_udp(l4, payload, sizeof(payload)); /* 72: 8 + 8 + 48 + a last fragment of 8 */
+	send_padded_frag(&h, &d, l4, 0, 8, 1);
+	send_padded_frag(&h, &d, l4, 8, 8, 1);
+	send_frag(&h, &d, l4, 16, 48, 1);
+	send_padded_frag(&h, &d, l4, 64, n - 64, 0);
 	expect_udp_delivered(&h, 1, payload, sizeof(payload));
 	CHECK_EQ(th_stats(&h).rx_udp_bad_csum, 0);
 	th_host_fini(&h);
@@ -611,7 +619,7 @@ int main(void)
 	RUN(reasm_udp_checksum_is_checked_in_software_despite_rx_offload);
 	RUN(reasm_interleaved_datagrams_do_not_mix);
 	RUN(reasm_fragments_with_different_header_lengths_rebuild_the_datagram);
-	RUN(reasm_padded_short_last_fragment_is_trimmed);
+	RUN(reasm_padded_short_fragments_are_trimmed);
 	RUN(reasm_timeout_across_the_clock_wrap);
 	RUN(reasm_fragmented_echo_gets_a_fragmented_reply);
 	RUN(reasm_unknown_protocol_gets_protocol_unreachable);
