@@ -967,9 +967,12 @@ static void afx_print_thread_stats(const struct afx_thread *t)
 		       (unsigned long long) st.rx_fill_ring_empty_descs, (unsigned long long) st.tx_ring_empty_descs);
 	held = (c->count - c->nfree) - t->umem.in_kernel - afx_txq_count(&t->txq);
 	printf("af_xdp: thread %u: frames: %u total, %u free, %u with the kernel (fill/rx), %u in tx, "
-	       "%u held by the stack or app; first rx data offset %llu\n",
-	       t->index, c->count, c->nfree, t->umem.in_kernel, afx_txq_count(&t->txq), held,
-	       (unsigned long long) t->umem.rx_offset_seen);
+	       "%u held by the stack or app; first rx data offset ",
+	       t->index, c->count, c->nfree, t->umem.in_kernel, afx_txq_count(&t->txq), held);
+	if (t->umem.rx_offset_seen)
+		printf("%llu\n", (unsigned long long) t->umem.rx_offset_seen);
+	else
+		printf("none (nothing received)\n");
 }
 
 static void afx_ip_str(uint32_t ip4_be, char *buf, size_t n)
