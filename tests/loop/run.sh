@@ -121,6 +121,15 @@ scenario corrupt1-offload     xfer "-C 0.01 -S 16 -F sg,tso,csum,lro" "-n $(sz $
 # FIN-WAIT-2 while it still receives (here for minutes of virtual time)
 scenario halfclose-long       xfer "-B 2"                    "-c 4 -R 22 -n $(sz $((16 * M))) -b"
 scenario reverse-loss1        xfer "-L 0.01 -S 17"           "-n $(sz $((32 * M))) -r -w 700"
+# MTU, write size and Nagle edges; long delay with loss; pure reordering and duplication
+scenario jumbo-9000           xfer "-m 9000"                 "-n $(sz $((64 * M))) -b -w 8000"
+scenario mtu576-loss1         xfer "-m 576 -L 0.01 -S 20"    "-n $(sz $((8 * M))) -b -w 500"
+scenario tiny-writes-nagle    xfer ""                        "-n $(sz $((256 * K))) -b -w 7"
+scenario tiny-writes-nodelay  xfer ""                        "-n $(sz $((256 * K))) -b -w 7 -N"
+scenario reorder20            xfer "-O 0.2 -S 21"            "-n $(sz $((16 * M))) -b"
+scenario dup20                xfer "-U 0.2 -S 22"            "-n $(sz $((16 * M))) -b"
+scenario delay10ms-loss1      xfer "-D 10000 -L 0.01 -S 23"  "-n $(sz $((32 * M))) -b"
+scenario delay10ms-100mbit-loss-tso xfer "-D 10000 -B 100 -L 0.005 -S 24 -F sg,tso,csum,lro" "-n $(sz $((32 * M))) -b -A"
 # 3. small bandwidth-delay product: 10 Mbit/s, 5 ms one way; then an 8-packet window too
 scenario bdp-10mbit-5ms       xfer "-B 10 -D 5000"           "-n $(sz $((4 * M))) -b"
 scenario bdp-smallwin         xfer_smallwin "-B 10 -D 5000"  "-n $(sz $((4 * M))) -b"
@@ -131,6 +140,8 @@ scenario conc1000-random-tso  xfer "-F sg,tso,csum,lro"      "-c 1000 -R 8 -n $(
 # 5. 100,000 open/transfer/close cycles (100 slots x 1000), pools back at the end
 scenario cycles-100k          xfer ""                        "-c 100 -k $(sz 1000) -R 3 -n 4k"
 scenario cycles-10k-sg-csum   xfer "-F sg,csum"              "-c 100 -k $(sz 100) -R 4 -n 16k -b"
+scenario cycles-30k-reverse    xfer ""                        "-c 100 -k $(sz 300) -R 6 -n 4k -r"
+scenario cycles-2k-loss-tso   xfer "-L 0.03 -O 0.03 -S 25 -F sg,tso,csum,lro" "-c 50 -k $(sz 40) -R 8 -n 32k -b -A"
 scenario cycles-2k-loss       xfer "-L 0.02 -O 0.02 -S 19"   "-c 20 -k $(sz 100) -R 5 -n 64k -b"
 
 # 6. the checks can fail: one flipped bit per stream must be caught, also
