@@ -510,6 +510,33 @@ TEST(ip4_ttl_0_or_1_to_us_is_accepted)
 	th_host_fini(&h);
 }
 
+/* RFC 791 3.2: every link carries 68-byte datagrams unfragmented, so
+ * iip_set_mtu ignores anything smaller; at 68 a 100-byte datagram goes out
+ * in fragments of 48 data bytes. */
+TEST(ip4_mtu_is_at_least_68)
+{
+	static struct th_host h; /* static: 1 MB each, too big for the stack once inlined */
+	static uint8_t payload[100], l4[200];
+	uint8_t mac[6];
+	uint32_t nf = 0;
+	th_host_init(&h);
+	memcpy(mac, th_mac_peer, 6);
+	fill_pattern(payload, sizeof(payload), 2);
+	th_run(&h, NULL, 0);
+	iip_set_mtu(h.ws, 67);
+	CHECK_EQ(iip_udp_send(h.ws, h.mac, h.ip_be, htons_(5000), mac, htonl_(TH_IP_PEER), htons_(6000),
+			      th_pkt_from(payload, sizeof(payload)), h.opaque), 0);
+	CHECK_EQ(th_out_count(&h), 1);
+	th_drain(&h);
+	iip_set_mtu(h.ws, 68);
+	CHECK_EQ(iip_udp_send(h.ws, h.mac, h.ip_be, htons_(5000), mac, htonl_(TH_IP_PEER), htons_(6000),
+			      th_pkt_from(payload, sizeof(payload)), h.opaque), 0);
+	CHECK_EQ(collect_fragments(&h, 17, 68, l4, &nf), 8 + sizeof(payload));
+	CHECK_EQ(nf, 3); /* 48 + 48 + 12 */
+	CHECK(!memcmp(l4 + 8, payload, sizeof(payload)));
+	th_host_fini(&h);
+}
+
 int main(void)
 {
 	RUN(ip4_valid_datagram_is_processed);
@@ -533,6 +560,7 @@ int main(void)
 	RUN(ip4_protocol_unreachable_quote_is_cut_at_576_bytes);
 	RUN(ip4_tcp_output_has_ttl_64_and_df);
 	RUN(ip4_fragmented_datagrams_get_distinct_ids);
+	RUN(ip4_mtu_is_at_least_68);
 	RUN(ip4_tx_checksum_offload_marks_the_packet);
 	RUN(ip4_unknown_ethertype_is_dropped);
 	TH_SUMMARY();
