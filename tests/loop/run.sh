@@ -74,8 +74,8 @@ scenario() {
   conns=$(sed -nE 's/.*conns ([0-9]+\/[0-9]+) ok.*/\1/p' <<<"$cli")
   vt=$(sed -nE 's/.* time ([0-9.]+) s .*/\1/p' <<<"$cli")
   vtot=$(sed -nE 's/^loop: all hosts done after ([0-9.]+) s .*/\1/p' "$log")
-  rtx=$(awk '/^xfer: host/ { for (i = 1; i < NF; i++) { if ($i == "retrans") r += $(i + 1); if ($i == "rto") o += $(i + 1) } }
-             END { printf "%d retrans, %d rto", r, o }' "$log")
+  rtx=$(awk '/^xfer: host/ { for (i = 1; i < NF; i++) { if ($i == "retrans") r += $(i + 1); if ($i == "rto") o += $(i + 1); if ($i == "zwp") z += $(i + 1) } }
+             END { printf "%d retrans, %d rto, %d zero-window probes", r, o, z }' "$log")
   local total=$((c2s + s2c))
   local gbps; gbps=$(awk -v b="$total" -v w="$wall" 'BEGIN { printf "%.2f", (w > 0) ? (b * 8 / w / 1e9) : 0 }')
   if [ -n "$expect_fail" ]; then
@@ -134,6 +134,11 @@ scenario delay10ms-100mbit-loss-tso xfer "-D 10000 -B 100 -L 0.005 -S 24 -F sg,t
 scenario bdp-10mbit-5ms       xfer "-B 10 -D 5000"           "-n $(sz $((4 * M))) -b"
 scenario bdp-smallwin         xfer_smallwin "-B 10 -D 5000"  "-n $(sz $((4 * M))) -b"
 scenario bdp-smallwin-loss1   xfer_smallwin "-B 10 -D 5000 -L 0.01 -S 18" "-n $(sz $((2 * M))) -b -N"
+# flow control: slow readers (iip_tcp_rxbuf_consumed at a limited rate) close
+# the window; with loss a window update can be lost and the sender must probe
+scenario slow-reader          xfer "-D 1000"                 "-n $(sz $((8 * M))) -z 1"
+scenario slow-reader-smallwin-loss xfer_smallwin "-L 0.02 -S 26" "-n $(sz $M) -b -z 1"
+scenario slow-reader-smallwin-faults xfer_smallwin "-D 2000 -L 0.02 -O 0.02 -U 0.02 -S 27" "-c 5 -n $(sz $((512 * K))) -b -z 1"
 # 4. many connections: 1,000 concurrent with random sizes
 scenario conc1000-random      xfer ""                        "-c 1000 -R 7 -n $(sz $M) -b"
 scenario conc1000-random-tso  xfer "-F sg,tso,csum,lro"      "-c 1000 -R 8 -n $(sz $((256 * K))) -b -A"

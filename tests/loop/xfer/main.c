@@ -34,6 +34,9 @@
  *     -A        also send from iip_ops_tcp_acked, i.e. inside iip_run, so
  *               that the stack sends a batch's data together (TSO frames);
  *               by default the application sends from __app_loop only
+ *     -z PKTS   slow reader: this host reports at most PKTS received packets
+ *               per millisecond consumed (iip_tcp_rxbuf_consumed), so the
+ *               window it advertises closes and the peer must wait and probe
  *     -X OFF    self-test of the checker: this host flips one bit of payload
  *               byte OFF in every stream it sends (the peer must report it)
  *
@@ -110,6 +113,10 @@ struct xfer_conn {
 	uint64_t rx_mismatch;         /* wrong bytes (or unverifiable ones) */
 	uint64_t rx_extra;            /* bytes beyond the announced size, or after the FIN */
 	uint64_t rx_key;
+	/* -z: packets delivered but not yet reported with iip_tcp_rxbuf_consumed */
+	uint32_t rx_unconsumed;
+	struct xfer_conn *rprev, *rnext;
+	uint8_t on_readers;
 };
 
 struct xfer_totals {
@@ -132,6 +139,10 @@ struct xfer_app {
 	int send_in_callbacks;         /* -A */
 	int flip_set;                  /* -X */
 	uint64_t flip_at;
+	uint32_t read_rate;            /* -z: packets consumed per ms, 0 = at once */
+	struct xfer_conn *readers;     /* connections with unconsumed packets */
+	uint64_t read_last_ns;
+	uint64_t read_tokens;
 	uint32_t wsize;
 	uint32_t tx_budget;
 	uint64_t expected;             /* connections to complete: nconc * cycles */
@@ -338,6 +349,63 @@ static void xfer_work_remove(struct xfer_conn *c)
 	c->wprev = c->wnext = NULL;
 }
 
+/* -z: connections whose reader is behind */
+static void xfer_readers_add(struct xfer_conn *c)
+{
+	struct xfer_app *a = c->app;
+	if (c->on_readers)
+		return;
+	c->on_readers = 1;
+	c->rprev = NULL;
+	c->rnext = a->readers;
+	if (a->readers)
+		a->readers->rprev = c;
+	a->readers = c;
+}
+
+static void xfer_readers_remove(struct xfer_conn *c)
+{
+	struct xfer_app *a = c->app;
+	if (!c->on_readers)
+		return;
+	if (c->rprev)
+		c->rprev->rnext = c->rnext;
+	else
+		a->readers = c->rnext;
+	if (c->rnext)
+		c->rnext->rprev = c->rprev;
+	c->on_readers = 0;
+}
+
+/*
+ * -z: the slow reader. Data is checked when it arrives; what a reader
+ * controls is when it tells the stack the packets are consumed, and that
+ * is what the advertised window follows (the peer must stop at a zero
+ * window and probe).
+ */
+static void xfer_read_some(void *workspace, struct xfer_app *a, uint64_t now, void *opaque)
+{
+	struct xfer_conn *c, *next;
+	if (!a->read_last_ns)
+		a->read_last_ns = now;
+	if (now > a->read_last_ns) {
+		uint64_t ms = (now - a->read_last_ns) / 1000000ull;
+		a->read_tokens += ms * a->read_rate;
+		a->read_last_ns += ms * 1000000ull;
+		if (a->read_tokens > (uint64_t) a->read_rate * 10)
+			a->read_tokens = (uint64_t) a->read_rate * 10; /* no bursts after idle time */
+	}
+	for (c = a->readers; c && a->read_tokens; c = next) {
+		uint32_t n = c->rx_unconsumed < a->read_tokens ? c->rx_unconsumed : (uint32_t) a->read_tokens;
+		next = c->rnext;
+		iip_tcp_rxbuf_consumed(workspace, c->handle, (uint16_t) n, opaque);
+		c->rx_unconsumed -= n;
+		a->read_tokens -= n;
+		if (!c->rx_unconsumed)
+			xfer_readers_remove(c);
+	}
+}
+
 static int xfer_tx_done(const struct xfer_conn *c)
 {
 	return c->tx_ready && c->tx_off == c->tx_total && !c->tx_pending;
@@ -394,6 +462,7 @@ static void xfer_conn_finish(struct xfer_conn *c, int notified_normally, void *o
 	uint64_t missing = 0;
 	int ok;
 	xfer_work_remove(c);
+	xfer_readers_remove(c); /* the handle is gone: nothing more to report */
 	if (c->tx_pending) {
 		iip_ops_pkt_free(c->tx_pending, opaque);
 		c->tx_pending = NULL;
@@ -627,7 +696,11 @@ static void iip_ops_tcp_payload(void *context, void *handle, void *pkt, void *tc
 		if (xfer_wants_work(c))
 			xfer_work_add(c);
 	}
-	iip_tcp_rxbuf_consumed(context, handle, 1, opaque);
+	if (c->app->read_rate) {
+		c->rx_unconsumed++;
+		xfer_readers_add(c);
+	} else
+		iip_tcp_rxbuf_consumed(context, handle, 1, opaque);
 }
 
 /* every byte of pkt is acknowledged; the stack frees it after we return */
@@ -758,7 +831,8 @@ static void xfer_usage(const char *prog)
 		"  -q PKTS   packets queued but unacknowledged per host (default 3072)\n"
 		"  -N        TCP_NODELAY (Nagle off)\n"
 		"  -A        also send from iip_ops_tcp_acked (inside iip_run: the stack batches, TSO)\n"
-		"  -X OFF    self-test: flip a bit of payload byte OFF of every stream this host sends\n",
+		"  -X OFF    self-test: flip a bit of payload byte OFF of every stream this host sends\n"
+		"  -z PKTS   slow reader: report at most PKTS received packets consumed per ms\n",
 		prog, prog);
 }
 
@@ -797,7 +871,7 @@ static void *__app_init(int argc, char *const *argv)
 	a->nbytes = 1024 * 1024;
 	a->wsize = 1448;
 	a->tx_budget = 3072;
-	while ((opt = getopt(argc, argv, "s:p:c:k:n:R:brw:q:NAX:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:c:k:n:R:brw:q:NAX:z:h")) != -1) {
 		switch (opt) {
 		case 's':
 			if (inet_pton(AF_INET, optarg, &in) != 1) {
@@ -818,6 +892,7 @@ static void *__app_init(int argc, char *const *argv)
 		case 'q': if (xfer_num(optarg, 1, 1u << 24, &v)) err = 1; a->tx_budget = (uint32_t) v; break;
 		case 'N': a->nodelay = 1; break;
 		case 'A': a->send_in_callbacks = 1; break;
+		case 'z': if (xfer_num(optarg, 1, 1u << 20, &v)) err = 1; a->read_rate = (uint32_t) v; break;
 		case 'X': if (xfer_num(optarg, 0, 1ull << 50, &v)) err = 1; a->flip_at = v; a->flip_set = 1; break;
 		case 'h': xfer_usage(argv[0]); exit(0);
 		default: err = 1; break;
@@ -918,6 +993,11 @@ static void __app_loop(void *workspace, uint8_t mac[], uint32_t ip4_be, uint32_t
 				break;
 			}
 		}
+	}
+	if (a->read_rate && a->readers) {
+		xfer_read_some(workspace, a, now, opaque);
+		if (a->readers && now + 1000000ull < wake)
+			wake = now + 1000000ull;
 	}
 	/* round robin over the connections with work; one lap at most */
 	stop_at = a->work_tail;
