@@ -74,6 +74,25 @@ static void __iip_tcp_fin_in(struct iip_workspace *ws, struct iip_tcp_conn *c, v
 	}
 }
 
+/*
+ * Delivers a packet and processes the FIN it may carry.  From ESTABLISHED
+ * the state moves to CLOSE-WAIT before the application sees the FIN, so an
+ * iip_tcp_close from the payload callback leads to LAST-ACK (RFC 9293 3.6
+ * case 2) rather than to FIN-WAIT-1, CLOSING and a needless TIME-WAIT; in
+ * the other states the FIN is processed after the delivery, because
+ * entering TIME-WAIT ends the application's handle.
+ */
+static void __iip_tcp_deliver_fin(struct iip_workspace *ws, struct iip_tcp_conn *c, void *pkt, uint32_t head_off, uint32_t tail_off,
+				  uint8_t fin, void *opaque)
+{
+	uint8_t early = fin && (c->state == IIP_TCP_STATE_ESTABLISHED || c->state == IIP_TCP_STATE_SYN_RECEIVED);
+	if (early)
+		__iip_tcp_fin_in(ws, c, opaque);
+	__iip_tcp_deliver(ws, c, pkt, head_off, tail_off, opaque);
+	if (fin && !early)
+		__iip_tcp_fin_in(ws, c, opaque);
+}
+
 /* Delivers queued out-of-order segments that became in order. */
 static void __iip_tcp_ooo_drain(struct iip_workspace *ws, struct iip_tcp_conn *c, void *opaque)
 {
@@ -90,9 +109,7 @@ static void __iip_tcp_ooo_drain(struct iip_workspace *ws, struct iip_tcp_conn *c
 			/* what lay beyond the window when it arrived was cut from its length */
 			uint32_t tail_off = PB_TCP_PAYLOAD_LEN(pkt) - (end - seq);
 			c->rcv_nxt = end;
-			__iip_tcp_deliver(ws, c, pkt, head_off, tail_off, opaque);
-			if (fin)
-				__iip_tcp_fin_in(ws, c, opaque);
+			__iip_tcp_deliver_fin(ws, c, pkt, head_off, tail_off, fin, opaque);
 		} else
 			iip_ops_pkt_free(pkt, opaque);
 	}
@@ -190,11 +207,9 @@ static void __iip_tcp_data_in(struct iip_workspace *ws, struct iip_tcp_conn *c, 
 			__iip_tcp_fin_in(ws, c, opaque);
 			return;
 		}
-		__iip_tcp_deliver(ws, c, pkt, head_off, tail_off, opaque);
+		__iip_tcp_deliver_fin(ws, c, pkt, head_off, tail_off, fin, opaque);
 	}
-	if (fin)
-		__iip_tcp_fin_in(ws, c, opaque);
-	else if (c->ooo.cnt)
+	if (!fin && c->ooo.cnt)
 		__iip_tcp_ooo_drain(ws, c, opaque);
 }
 
