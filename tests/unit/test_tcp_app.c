@@ -1,0 +1,208 @@
+/* The application inside callbacks: replies piggyback the ACK (one segment per connection per batch),
+ * close on the peer's FIN, data sent from accepted; and a few sequence-space edge cases. */
+#include "tcp_helpers.h"
+
+static struct iip_workspace *WS(struct th_host *h) { return (struct iip_workspace *) h->ws; }
+
+static void done(struct th_host *h, struct tp *t)
+{
+	tp_fini(t);
+	th_host_fini(h);
+}
+
+static uint32_t reply_off;
+
+static void reply_on_payload(struct th_host *h, void *handle, const uint8_t *data, uint32_t len)
+{
+	(void) data;
+	if (len) {
+		CHECK_EQ(th_app_send_pat(h, handle, reply_off, len), 0);
+		reply_off += len;
+	}
+}
+
+static void close_on_fin(struct th_host *h, void *handle, const uint8_t *data, uint32_t len)
+{
+	(void) data; (void) len;
+	if (h->fin_seen)
+		CHECK_EQ(iip_tcp_close(h->ws, handle, h->opaque), 0);
+}
+
+static void greet_on_accepted(struct th_host *h, void *handle)
+{
+	CHECK_EQ(th_app_send_pat(h, handle, 0, 50), 0);
+}
+
+/* a reply sent from iip_ops_tcp_payload carries the ACK: one segment, no separate pure ACK */
+TEST(batch_reply_piggybacks_ack)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	iip_tcp_set_nodelay(h.ws, t.c, 1);
+	reply_off = 0;
+	h.on_payload = reply_on_payload;
+	tp_send_pat(&t, 1001, 100, ACK | PSH);
+	EXPECT_SEG(&t, ACK | PSH, t.iss + 1, 1101);
+	CHECK_EQ(t.p.payload_len, 100);
+	EXPECT_NONE(&t);
+	/* the next request acknowledges the reply: fast path with an ACK advance, and again one segment */
+	t.rcv = t.iss + 101;
+	tp_send_pat(&t, 1101, 100, ACK | PSH);
+	EXPECT_SEG(&t, ACK | PSH, t.iss + 101, 1201);
+	EXPECT_NONE(&t);
+	CHECK_EQ(h.n_acked, 1);
+	done(&h, &t);
+}
+
+/* the app closing when it sees the peer's FIN: our FIN carries the ACK of theirs, one segment */
+TEST(batch_close_on_fin_one_segment)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	h.on_payload = close_on_fin;
+	tp_send(&t, FIN | ACK, NULL, 0);
+	EXPECT_SEG(&t, FIN | ACK, t.iss + 1, 1002);
+	EXPECT_NONE(&t);
+	CHECK_EQ(tp_conn(&t)->state, IIP_TCP_STATE_LAST_ACK);
+	t.rcv = t.iss + 2;
+	tp_send(&t, ACK, NULL, 0);
+	CHECK_EQ(h.n_closed, 1);
+	CHECK_EQ(WS(&h)->conn_pool_cnt, 64);
+	done(&h, &t);
+}
+
+/* data sent from iip_ops_tcp_accepted goes out in the same batch */
+TEST(send_from_accepted)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	th_host_init(&h);
+	tp_init(&t, &h);
+	h.on_accepted = greet_on_accepted;
+	th_listen(&h, 80);
+	tp_send_at(&t, 1000, SYN, NULL, 0);
+	CHECK(tp_pop(&t));
+	t.iss = t.p.seq;
+	t.rcv = t.iss + 1;
+	tp_send_at(&t, 1001, ACK, NULL, 0);
+	EXPECT_SEG(&t, ACK | PSH, t.iss + 1, 1001);
+	CHECK_EQ(t.p.payload_len, 50);
+	CHECK(pat_check(t.p.payload, 0, 50));
+	(void) so;
+	done(&h, &t);
+}
+
+/* sequence numbers wrapping through 2^32: data delivered in order, ACKs wrap */
+TEST(rfc9293_3_4_sequence_wraparound)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	uint32_t i, seq;
+	th_host_init(&h);
+	tp_init(&t, &h);
+	t.irs = 0xfffffc00U;
+	tp_passive_open(&t, &so);
+	seq = t.irs + 1;
+	for (i = 0; i < 4; i++, seq += 512)
+		tp_send_pat(&t, seq, 512, ACK);
+	EXPECT_SEG(&t, ACK, t.iss + 1, t.irs + 1 + 1024);
+	EXPECT_SEG(&t, ACK, t.iss + 1, t.irs + 1 + 2048);
+	CHECK_EQ(t.p.ack, 0x401U);
+	CHECK_EQ(h.rx_len, 2048);
+	CHECK(pat_check(h.rx_data, 0, 2048));
+	/* out of order across the wrap */
+	tp_send_pat(&t, seq + 512, 512, ACK);
+	tp_send_pat(&t, seq, 512, ACK);
+	CHECK_EQ(h.rx_len, 3072);
+	CHECK(pat_check(h.rx_data, 0, 3072));
+	done(&h, &t);
+}
+
+/* a FIN that arrives out of order is held and takes effect once the gap is filled */
+TEST(rfc9293_3_10_7_4_out_of_order_fin)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	tp_send_pat(&t, 1101, 50, ACK | FIN);
+	EXPECT_SEG(&t, ACK, t.iss + 1, 1001);
+	CHECK(!h.fin_seen);
+	CHECK_EQ(tp_conn(&t)->state, IIP_TCP_STATE_ESTABLISHED);
+	tp_send_pat(&t, 1001, 100, ACK);
+	EXPECT_SEG(&t, ACK, t.iss + 1, 1152);
+	CHECK(h.fin_seen);
+	CHECK_EQ(h.rx_len, 150);
+	CHECK(pat_check(h.rx_data, 0, 150));
+	CHECK_EQ(tp_conn(&t)->state, IIP_TCP_STATE_CLOSE_WAIT);
+	done(&h, &t);
+}
+
+/* active open to a peer without window scaling: our windows are unscaled and capped at 65535 */
+TEST(rfc7323_2_active_open_without_peer_wscale)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	th_host_init(&h);
+	th_advance_ms(&h, 1);
+	tp_init(&t, &h);
+	tp_active_open(&t, &so);
+	CHECK_EQ(t.p.win, 65535);
+	CHECK(!t.p.has_ts);
+	tp_send_pat(&t, t.irs + 1, 100, ACK);
+	tp_send_pat(&t, t.irs + 101, 100, ACK);
+	CHECK(tp_pop(&t));
+	/* receiver SWS avoidance (RFC 9293 3.8.6.2.2): the right edge moves only by an MSS or more */
+	CHECK_EQ(t.p.win, 65535 - 200);
+	CHECK(!t.p.has_ts && !t.p.sack_blocks);
+	done(&h, &t);
+}
+
+/* RFC 7323 4.1: with timestamps the RTT comes from the echoed TSval */
+TEST(rfc7323_4_1_rtt_from_timestamps)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	struct iip_tcp_info i;
+	th_host_init(&h);
+	tp_init(&t, &h);
+	so.ts = 1;
+	tp_passive_open(&t, &so);
+	iip_tcp_set_nodelay(h.ws, t.c, 1);
+	CHECK_EQ(th_app_send_pat(&h, t.c, 0, 100), 0);
+	CHECK(tp_pop(&t)); /* t.ts_ecr = its TSval */
+	th_advance_ms(&h, 400);
+	t.rcv = t.iss + 101;
+	tp_send(&t, ACK, NULL, 0);
+	iip_tcp_get_info(h.ws, t.c, &i);
+	/* first sample from the handshake was ~0 ms; the second is 400 ms: SRTT = 50, RTTVAR = 100.x */
+	CHECK_EQ(i.srtt_ms, 50);
+	CHECK(i.rto_ms >= 400 && i.rto_ms <= 460);
+	done(&h, &t);
+}
+
+int main(void)
+{
+	RUN(batch_reply_piggybacks_ack);
+	RUN(batch_close_on_fin_one_segment);
+	RUN(send_from_accepted);
+	RUN(rfc9293_3_4_sequence_wraparound);
+	RUN(rfc9293_3_10_7_4_out_of_order_fin);
+	RUN(rfc7323_2_active_open_without_peer_wscale);
+	RUN(rfc7323_4_1_rtt_from_timestamps);
+	TH_SUMMARY();
+}
