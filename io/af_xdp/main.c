@@ -323,24 +323,26 @@ static void afx_receive(struct afx_thread *t)
 
 /* asks the kernel to send what is in the TX ring. Copy mode transmits in
  * sendto() itself, at most 32 frames per call (EAGAIN: more left), so we
- * call again while it makes progress. */
-static void afx_kick_tx(struct afx_thread *t)
+ * call again while it makes progress. Returns -1 when the kernel refuses
+ * for good (e.g. the interface went down): no point spinning on it. */
+static int afx_kick_tx(struct afx_thread *t)
 {
 	int i;
 	if (!xsk_ring_prod__needs_wakeup(&t->tx))
-		return;
+		return 0;
 	for (i = 0; i < AFX_KICK_TRIES; i++) {
 		if (sendto(t->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0)
-			return;
+			return 0;
 		if (errno == EAGAIN || errno == EINTR)
-			continue; /* more to send, or the completion ring needs reaping */
-		if (errno == EBUSY || errno == ENOBUFS || errno == ENETDOWN) {
+			continue; /* more to send */
+		if (errno == EBUSY || errno == ENOBUFS) { /* the completion ring needs reaping */
 			afx_umem_reap_completions(&t->umem, &t->txq);
 			continue;
 		}
 		t->kick_errors++;
-		return;
+		return -1;
 	}
+	return 0;
 }
 
 /* a packet that can go to the TX ring as it lies: one segment in our UMEM */
@@ -922,10 +924,8 @@ static void *afx_thread_main(void *arg)
 		__app_loop(t->workspace, afx.ifi.mac, afx.ip4_be, &next_us, t->opaque);
 		afx_transmit(t);
 		t->iterations++;
-		if (afx_tx_unsent(t)) { /* the kernel stopped short (EAGAIN/ENOBUFS): push again */
-			afx_kick_tx(t);
-			continue;
-		}
+		if (afx_tx_unsent(t) && afx_kick_tx(t) == 0)
+			continue; /* the kernel stopped short (EAGAIN/ENOBUFS): push again */
 		if (nrx || t->npending || !poll_cap_us)
 			continue; /* busy: go round again at once */
 		wait_us = next_us < poll_cap_us ? next_us : poll_cap_us;
@@ -949,7 +949,7 @@ static void afx_print_thread_stats(const struct afx_thread *t)
 	printf("af_xdp: thread %u (core %u, queue %u): rx %llu frames %llu bytes, tx %llu frames %llu bytes, "
 	       "steered out %llu in %llu (no buffer %llu), tx linearized %llu, tx dropped: oversize %llu no-buffer %llu "
 	       "queue-full %llu, kick errors %llu, completion mismatches %llu, rx bad descriptors %llu, "
-	       "rx no descriptor %llu, iterations %llu, sleeps %llu\n",
+	       "rx no descriptor %llu, fill ring starved %llu, iterations %llu, sleeps %llu\n",
 	       t->index, t->core, t->queue, (unsigned long long) t->rx_frames, (unsigned long long) t->rx_bytes,
 	       (unsigned long long) t->tx_frames, (unsigned long long) t->tx_bytes, (unsigned long long) t->steer_out,
 	       (unsigned long long) t->steer_in, (unsigned long long) t->steer_in_nobuf,
@@ -957,7 +957,7 @@ static void afx_print_thread_stats(const struct afx_thread *t)
 	       (unsigned long long) t->tx_drop_nobuf, (unsigned long long) t->tx_drop_full,
 	       (unsigned long long) t->kick_errors, (unsigned long long) t->txq.comp_mismatch,
 	       (unsigned long long) t->umem.rx_bad_desc, (unsigned long long) t->umem.rx_no_desc,
-	       (unsigned long long) t->iterations, (unsigned long long) t->sleeps);
+	       (unsigned long long) t->fill_starved, (unsigned long long) t->iterations, (unsigned long long) t->sleeps);
 	memset(&st, 0, sizeof(st));
 	if (t->fd > 0 && getsockopt(t->fd, SOL_XDP, XDP_STATISTICS, &st, &len) == 0)
 		printf("af_xdp: thread %u: kernel: rx dropped %llu, rx invalid %llu, tx invalid %llu, rx ring full %llu, "
