@@ -37,6 +37,8 @@
  *     -z PKTS   slow reader: this host reports at most PKTS received packets
  *               per millisecond consumed (iip_tcp_rxbuf_consumed), so the
  *               window it advertises closes and the peer must wait and probe
+ *     -i ID     client: ids start at ID (several clients, disjoint ranges)
+ *     -e N      server: connections to expect from all clients (default c x k)
  *     -X OFF    self-test of the checker: this host flips one bit of payload
  *               byte OFF in every stream it sends (the peer must report it)
  *
@@ -140,6 +142,8 @@ struct xfer_app {
 	int flip_set;                  /* -X */
 	uint64_t flip_at;
 	uint32_t read_rate;            /* -z: packets consumed per ms, 0 = at once */
+	uint64_t first_id;             /* -i: ids of this client start here */
+	uint64_t id_space;             /* ids the server accepts: 0 .. id_space-1 */
 	struct xfer_conn *readers;     /* connections with unconsumed packets */
 	uint64_t read_last_ns;
 	uint64_t read_tokens;
@@ -594,7 +598,7 @@ static void xfer_rx_header(struct xfer_conn *c)
 	memcpy(w, c->rx_hdr, 8);
 	if (!a->client) {
 		uint32_t id = ntohl(w[1]);
-		if (ntohl(w[0]) != XFER_MAGIC || id >= a->expected) {
+		if (ntohl(w[0]) != XFER_MAGIC || id >= a->id_space) {
 			a->t.bad_ids++;
 			c->rx_hdr_bad = 1;
 			return;
@@ -790,7 +794,7 @@ static int xfer_connect(void *workspace, struct xfer_app *a, void *opaque)
 			continue;
 		c = xfer_conn_new(a);
 		c->slot = slot;
-		c->id = a->slot_started[slot] * a->nconc + slot;
+		c->id = (uint32_t) (a->first_id + (uint64_t) a->slot_started[slot] * a->nconc + slot);
 		c->id_known = 1;
 		c->local_port = port;
 		a->port_map[port] = c;
@@ -832,7 +836,9 @@ static void xfer_usage(const char *prog)
 		"  -N        TCP_NODELAY (Nagle off)\n"
 		"  -A        also send from iip_ops_tcp_acked (inside iip_run: the stack batches, TSO)\n"
 		"  -X OFF    self-test: flip a bit of payload byte OFF of every stream this host sends\n"
-		"  -z PKTS   slow reader: report at most PKTS received packets consumed per ms\n",
+		"  -z PKTS   slow reader: report at most PKTS received packets consumed per ms\n"
+		"  -i ID     client: first connection id (several clients: disjoint ranges)\n"
+		"  -e N      server: connections to expect in all (default -c x -k)\n",
 		prog, prog);
 }
 
@@ -871,7 +877,7 @@ static void *__app_init(int argc, char *const *argv)
 	a->nbytes = 1024 * 1024;
 	a->wsize = 1448;
 	a->tx_budget = 3072;
-	while ((opt = getopt(argc, argv, "s:p:c:k:n:R:brw:q:NAX:z:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:c:k:n:R:brw:q:NAX:z:i:e:h")) != -1) {
 		switch (opt) {
 		case 's':
 			if (inet_pton(AF_INET, optarg, &in) != 1) {
@@ -892,6 +898,8 @@ static void *__app_init(int argc, char *const *argv)
 		case 'q': if (xfer_num(optarg, 1, 1u << 24, &v)) err = 1; a->tx_budget = (uint32_t) v; break;
 		case 'N': a->nodelay = 1; break;
 		case 'A': a->send_in_callbacks = 1; break;
+		case 'i': if (xfer_num(optarg, 0, UINT32_MAX, &v)) err = 1; a->first_id = v; break;
+		case 'e': if (xfer_num(optarg, 1, 1ull << 32, &v)) err = 1; a->expected = v; break;
 		case 'z': if (xfer_num(optarg, 1, 1u << 20, &v)) err = 1; a->read_rate = (uint32_t) v; break;
 		case 'X': if (xfer_num(optarg, 0, 1ull << 50, &v)) err = 1; a->flip_at = v; a->flip_set = 1; break;
 		case 'h': xfer_usage(argv[0]); exit(0);
@@ -905,8 +913,10 @@ static void *__app_init(int argc, char *const *argv)
 			fprintf(stderr, "xfer: -p PORT is required\n");
 		err = 1;
 	}
-	a->expected = (uint64_t) a->nconc * a->cycles;
-	if (!err && a->expected > (1ull << 32)) {
+	if (!a->expected)
+		a->expected = (uint64_t) a->nconc * a->cycles;
+	a->id_space = a->client ? a->first_id + a->expected : a->expected;
+	if (!err && a->id_space > (1ull << 32)) {
 		fprintf(stderr, "xfer: -c x -k must stay below 2^32 connections\n");
 		err = 1;
 	}
