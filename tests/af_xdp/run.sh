@@ -12,7 +12,8 @@
 #   - 10 MiB of random bytes through the tcp_echo app with socat: what comes
 #     back has the same SHA-256 (TCP data both ways at once);
 #   - 10 MiB from apps/examples/http_server to curl, SHA-256 of the
-#     documented body pattern (when that app exists);
+#     documented body pattern, and 10 MiB POSTed to it, checked there byte
+#     by byte (when that app exists);
 #   - every server stops on SIGTERM with status 0 and, with all connections
 #     closed, every UMEM frame is back (free or with the kernel).
 # Through tools/impair (1% loss, 2 ms delay each way): 10 MiB echoed intact.
@@ -127,7 +128,8 @@ head -c "$BIG" /dev/urandom >"$OUT/random.bin"
 head -c 262144 /dev/urandom >"$OUT/random256k.bin"
 SHA_RANDOM=$(sha256sum <"$OUT/random.bin" | cut -d' ' -f1)
 SHA_256K=$(sha256sum <"$OUT/random256k.bin" | cut -d' ' -f1)
-SHA_BODY=$("$OUT/gen_body" "$BIG" | sha256sum | cut -d' ' -f1)
+"$OUT/gen_body" "$BIG" >"$OUT/body.bin"
+SHA_BODY=$(sha256sum <"$OUT/body.bin" | cut -d' ' -f1)
 
 # ---- helpers -----------------------------------------------------------------
 # start NAME NS BINARY ARGS...: starts a server in NS, waits for the
@@ -230,6 +232,11 @@ for mode in native generic; do
 			sha=$(sha256sum <"$OUT/http_$mode.bin" | cut -d' ' -f1)
 			good=0; [ "$res" = "200 $BIG" ] && [ "$sha" = "$SHA_BODY" ] && good=1
 			check "$mode: curl gets 10 MiB from http_server, SHA-256 of the pattern ($res)" [ "$good" = 1 ]
+			# and the other way: 10 MiB into the stack, checked there byte by byte
+			res=$(ip netns exec "$B" timeout 60 curl -s --data-binary @"$OUT/body.bin" -w ' %{http_code}' \
+				"http://$IP:8080/" | tr '\n' ' ')
+			good=0; grep -q "^received $BIG bytes, pattern ok  *200" <<<"$res" && good=1
+			check "$mode: curl POSTs 10 MiB to http_server, which checks every byte ($res)" [ "$good" = 1 ]
 			sleep 0.3 # the closing handshake
 			stop; rc=$?
 			check "$mode: http_server stops on SIGTERM with status 0" [ "$rc" -eq 0 ]
