@@ -331,6 +331,26 @@ if ip netns add "$TAPNS" && ip -n "$TAPNS" link set lo up; then
 		else bad "tap 2 lcores -e 10: sleeps $sl, interrupt wakeups $wk"; fi
 	fi
 
+	# two ports in one process, one address each: every frame leaves by the
+	# port it belongs to (the kernel routes each /24 to its own tap)
+	log="$OUT/tap5.log"
+	if start_server "$TAPNS" "$log" "$OUT/http" $(eal 0 t) "$TAPDEV" --vdev=net_tap1,iface="${TAPIF%0}1" \
+		-- -a 0,$IP -a 1,10.78.0.2 -- -p 80 &&
+	   ip -n "$TAPNS" addr add 10.77.0.1/24 dev "$TAPIF" && ip -n "$TAPNS" link set "$TAPIF" up &&
+	   ip -n "$TAPNS" addr add 10.78.0.1/24 dev "${TAPIF%0}1" && ip -n "$TAPNS" link set "${TAPIF%0}1" up; then
+		n_ok=0
+		for a in $IP 10.78.0.2; do
+			r=$(ip netns exec "$TAPNS" timeout 60 curl -s -o "$OUT/big.bin" -w '%{http_code}' "http://$a/$BIG")
+			[ "$r" = 200 ] && [ "$(sha256sum <"$OUT/big.bin" | cut -d' ' -f1)" = "$SHA_BIG" ] && n_ok=$((n_ok + 1))
+		done
+		stopped_ok "tap two ports" "$log"
+		t0=$(grep '^dpdk: port 0: device counters' "$log" | sed 's/.*; tx \([0-9]*\) packets.*/\1/')
+		t1=$(grep '^dpdk: port 1: device counters' "$log" | sed 's/.*; tx \([0-9]*\) packets.*/\1/')
+		if [ "$n_ok" = 2 ] && [ "${t0:-0}" -gt 7000 ] && [ "${t1:-0}" -gt 7000 ]; then
+			ok "tap two ports: 10 MiB from each address, SHA-256 right, each sent by its own port ($t0 and $t1 packets)"
+		else bad "tap two ports: $n_ok/2 downloads right, port packets ${t0:-?} ${t1:-?}"; fi
+	else bad "tap two ports: server start"; stop_server >/dev/null 2>&1; fi
+
 	if [ "$free_huge" -ge 600 ]; then
 		log="$OUT/tap4.log"
 		if start_server "$TAPNS" "$log" "$OUT/http" -l 0 --no-pci --file-prefix="${PFX}h" "$TAPDEV" -- -a 0,$IP -- -p 80 &&
