@@ -122,6 +122,23 @@ static __iip_unused_fn uint16_t iip_tcp_send(void *context, void *handle, void *
 	pb->tcp_flags = (uint8_t) (tcp_flags & (IIP_TCP_FLAG_PSH | IIP_TCP_FLAG_URG));
 	__iip_q_append(&c->txq, pb);
 	c->snd_queued += len;
+	/*
+	 * Auto-corking: called from the application's loop (outside iip_run),
+	 * with data in flight and less queued than one TSO frame, wait for the
+	 * end of the next iip_run batch (the ACK of the data in flight
+	 * guarantees one) so that consecutive sends leave as one large frame
+	 * instead of one segment each.  Nagle off (iip_tcp_set_nodelay) means
+	 * send at once.
+	 */
+	if (!ws->in_run && !c->nodelay && c->snd_nxt != c->snd_una
+			&& c->snd_queued - c->snd_nxt < __iip_tcp_max_burst(ws, c, opaque)) {
+		if (!c->in_out_list) {
+			c->in_out_list = 1;
+			c->out_next = ws->out_list;
+			ws->out_list = c;
+		}
+		return 0;
+	}
 	__iip_tcp_schedule_output(ws, c, opaque);
 	return 0;
 }
