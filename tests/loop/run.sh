@@ -42,6 +42,8 @@ build() { # binary, extra cflags
 }
 build xfer ""
 build xfer_smallwin "-DIIP_CONF_TCP_RX_BUF_PKTS=8"
+# and one under AddressSanitizer and UndefinedBehaviorSanitizer (stack, backend and app)
+build xfer_asan "-O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 
 # bytes (or counts) times the scale, at least 1
 sz() { awk -v b="$1" -v s="$scale" 'BEGIN { v = int(b * s); if (v < 1) v = 1; printf "%d", v }'; }
@@ -84,7 +86,8 @@ scenario() {
   local total=$((c2s + s2c))
   local gbps; gbps=$(awk -v b="$total" -v w="$wall" 'BEGIN { printf "%.2f", (w > 0) ? (b * 8 / w / 1e9) : 0 }')
   # on the virtual clock; meaningful with -B (without it a busy round costs 1 us)
-  local vgbps; vgbps=$(awk -v b="$total" -v w="${vt:-0}" 'BEGIN { printf "%.2f", (w > 0) ? (b * 8 / w / 1e9) : 0 }')
+  local vgbps="- (no -B)"
+  [[ $lopts == *"-B "* ]] && vgbps=$(awk -v b="$total" -v w="${vt:-0}" 'BEGIN { printf "%.2f", (w > 0) ? (b * 8 / w / 1e9) : 0 }')
   if [ -n "$expect_fail" ]; then
     if [ "$rc" -eq 1 ] && grep -qE "$expect_fail" <<<"$srv" && grep -q ': FAILED$' <<<"$srv"; then
       echo "ok - $name: failed as it must ($(grep -oE "$expect_fail" <<<"$srv" | head -n 1))"
@@ -166,7 +169,12 @@ scenario cycles-30k-reverse    xfer ""                        "-c 100 -k $(sz 30
 scenario cycles-2k-loss-tso   xfer "-L 0.03 -O 0.03 -S 25 -F sg,tso,csum,lro" "-c 50 -k $(sz 40) -R 8 -n 32k -b -A"
 scenario cycles-2k-loss       xfer "-L 0.02 -O 0.02 -S 19"   "-c 20 -k $(sz 100) -R 5 -n 64k -b"
 
-# 6. the checks can fail: one flipped bit per stream must be caught, also
+# 6. the same machinery under ASan/UBSan: faults, offloads, cycles, small MTU, slow reader
+scenario asan-faults          xfer_asan "-L 0.05 -O 0.05 -U 0.05 -C 0.01 -S 29" "-n $(sz $((4 * M))) -b"
+scenario asan-cycles-offload  xfer_asan "-L 0.02 -O 0.02 -C 0.01 -S 30 -F sg,tso,csum" "-c 20 -k $(sz 20) -R 3 -n 64k -b -A"
+scenario asan-lro-conc        xfer_asan "-F sg,tso,csum,lro" "-c 50 -R 3 -n $(sz $M) -b -A"
+scenario asan-mtu576-slow     xfer_asan "-m 576 -L 0.02 -S 31 -F sg,csum" "-n $(sz $((2 * M))) -b -w 300 -z 3"
+# 7. the checks can fail: one flipped bit per stream must be caught, also
 #    inside LRO chains and with the zero-copy transmit path
 scenario selftest-flip        xfer ""                        "-c 3 -n 1m" "-X 777" "mismatch 3 "
 SERVER_EXTRA="-e 20"; CLIENTS="-- -s 10.0.0.1 -p 5000 -c 10 -n 64k"   # both clients use ids 0..9
