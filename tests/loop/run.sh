@@ -86,8 +86,8 @@ scenario() {
   local total=$((c2s + s2c))
   local gbps; gbps=$(awk -v b="$total" -v w="$wall" 'BEGIN { printf "%.2f", (w > 0) ? (b * 8 / w / 1e9) : 0 }')
   # on the virtual clock; meaningful with -B (without it a busy round costs 1 us)
-  local vgbps="- (no -B)"
-  [[ $lopts == *"-B "* ]] && vgbps=$(awk -v b="$total" -v w="${vt:-0}" 'BEGIN { printf "%.2f", (w > 0) ? (b * 8 / w / 1e9) : 0 }')
+  local vgbps="no virtual rate (no -B)"
+  [[ $lopts == *"-B "* ]] && vgbps=$(awk -v b="$total" -v w="${vt:-0}" 'BEGIN { printf "%.2f Gbit/s virtual", (w > 0) ? (b * 8 / w / 1e9) : 0 }')
   if [ -n "$expect_fail" ]; then
     if [ "$rc" -eq 1 ] && grep -qE "$expect_fail" <<<"$srv" && grep -q ': FAILED$' <<<"$srv"; then
       echo "ok - $name: failed as it must ($(grep -oE "$expect_fail" <<<"$srv" | head -n 1))"
@@ -98,7 +98,7 @@ scenario() {
     fi
     return
   fi
-  local figures="$total B checked (c->s $c2s, s->c $s2c), conns ${conns:-?}, wall ${wall} s, virtual ${vt:-?} s (${vtot:-?} s with TIME-WAIT), ${gbps} Gbit/s wall, ${vgbps} Gbit/s virtual, $rtx"
+  local figures="$total B checked (c->s $c2s, s->c $s2c), conns ${conns:-?}, wall ${wall} s, virtual ${vt:-?} s (${vtot:-?} s with TIME-WAIT), ${gbps} Gbit/s wall, ${vgbps}, $rtx"
   if [ "$rc" -eq 0 ] && grep -q ': ok$' <<<"$srv" && [ -n "$cli" ] && ! grep -qv ': ok$' <<<"$cli" &&
      grep -q '^loop: leak check ok' "$log"; then
     echo "ok - $name: $figures"
