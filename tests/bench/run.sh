@@ -14,7 +14,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d /tmp/iipt-bench.XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-pass=0; fail=0
+pass=0; fail=0; skip=0
 
 record() { # record <0|1> <description>
   if [ "$1" -eq 1 ]; then echo "PASS: $2"; pass=$((pass + 1)); else echo "FAIL: $2"; fail=$((fail + 1)); fi
@@ -165,5 +165,5 @@ EOF
 # ---- a real link: against the Linux baseline over af_packet (root only) -----------------------
 source "$here/interop.sh"
 
-echo "$pass passed, $fail failed"
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
