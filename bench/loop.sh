@@ -116,7 +116,7 @@ breakdown() { # breakdown <callgrind out file>
   callgrind_annotate --threshold=100 "$1" 2>/dev/null | awk '
     /^ *[0-9,]+ +\( *[0-9.]+%\) +[^ ]+:/ {
       n = $1; gsub(",", "", n); f = $0; sub(/^ *[0-9,]+ +\( *[0-9.]+%\) +/, "", f)
-      if (f ~ /\/stack\//) s += n; else if (f ~ /\/apps\//) a += n; else if (f ~ /\/io\//) b += n; else o += n
+      if (f ~ /(^|\/)stack\//) s += n; else if (f ~ /(^|\/)apps\//) a += n; else if (f ~ /(^|\/)io\//) b += n; else o += n
       t += n }
     END { if (t) printf "stack %.1f%%, app %.1f%%, backend+emulated NIC %.1f%%, libc/other %.1f%%", 100*s/t, 100*a/t, 100*b/t, 100*o/t }'
 }
