@@ -535,6 +535,19 @@ static long dpk_free_hugepages(void)
 	return total;
 }
 
+static int dpk_hugetlbfs_mounted(void)
+{
+	char line[512];
+	int found = 0;
+	FILE *f = fopen("/proc/mounts", "r");
+	if (!f)
+		return 1; /* cannot tell: let EAL decide */
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " hugetlbfs ") != NULL;
+	fclose(f);
+	return found;
+}
+
 static int dpk_prechecks(const char *prog, int eal_argc, char **eal_argv)
 {
 	if (geteuid() != 0) {
@@ -542,11 +555,22 @@ static int dpk_prechecks(const char *prog, int eal_argc, char **eal_argv)
 			"devices need CAP_NET_ADMIN / CAP_NET_RAW)\n", prog);
 		return -1;
 	}
-	if (!dpk_eal_has(eal_argc, eal_argv, "--no-huge") && dpk_free_hugepages() <= 0) {
+	if (dpk_eal_has(eal_argc, eal_argv, "--no-huge"))
+		return 0;
+	if (dpk_free_hugepages() <= 0) {
 		fprintf(stderr, "%s: dpdk: no free hugepages. Either add --no-huge -m 1024 to the EAL options "
 			"(before the first --), or reserve 2 MB pages: echo 1024 > "
 			"/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages (and mount -t hugetlbfs nodev "
 			"/dev/hugepages if it is not mounted)\n", prog);
+		return -1;
+	}
+	/* EAL finds hugepages through a hugetlbfs mount, except with --in-memory
+	 * (memfd) or a --huge-dir of the user's choosing */
+	if (!dpk_eal_has(eal_argc, eal_argv, "--in-memory") && !dpk_eal_has(eal_argc, eal_argv, "--huge-dir") &&
+	    !dpk_hugetlbfs_mounted()) {
+		fprintf(stderr, "%s: dpdk: hugepages are reserved but no hugetlbfs is mounted: mount -t hugetlbfs nodev "
+			"/dev/hugepages (mkdir it first), or add --in-memory, or --no-huge -m 1024 to the EAL options\n",
+			prog);
 		return -1;
 	}
 	return 0;

@@ -353,7 +353,7 @@ if ip netns add "$TAPNS" && ip -n "$TAPNS" link set lo up; then
 
 	if [ "$free_huge" -ge 600 ]; then
 		log="$OUT/tap4.log"
-		if start_server "$TAPNS" "$log" "$OUT/http" -l 0 --no-pci --file-prefix="${PFX}h" "$TAPDEV" -- -a 0,$IP -- -p 80 &&
+		if start_server "$TAPNS" "$log" "$OUT/http" -l 0 --no-pci --in-memory "$TAPDEV" -- -a 0,$IP -- -p 80 &&
 		   ip -n "$TAPNS" addr add 10.77.0.1/24 dev "$TAPIF" 2>/dev/null; ip -n "$TAPNS" link set "$TAPIF" up 2>/dev/null; then
 			r=$(ip netns exec "$TAPNS" timeout 60 curl -s -o "$OUT/big.bin" -w '%{http_code}' "http://$IP/$BIG")
 			[ "$r" = 200 ] && [ "$(sha256sum <"$OUT/big.bin" | cut -d' ' -f1)" = "$SHA_BIG" ] &&
