@@ -346,6 +346,79 @@ TEST(rfc9293_3_1_malformed_options_dropped)
 	done(&h, &t);
 }
 
+/* RFC 9293 3.7.1: a tiny or zero MSS option never makes the segment size wrap (with the timestamp overhead) */
+TEST(rfc9293_3_7_1_tiny_peer_mss)
+{
+	uint16_t mss[3] = { 0, 1, 8 };
+	uint32_t k;
+	for (k = 0; k < 3; k++) {
+		struct th_host h;
+		struct tp t;
+		struct tp_synopts so = tp_synopts_none();
+		uint32_t n = 0;
+		th_host_init(&h);
+		tp_init(&t, &h);
+		so.ts = 1;
+		so.mss = mss[k];
+		if (!mss[k])
+			so.mss = 0xffff; /* placeholder, patched below */
+		th_listen(&h, 80);
+		{
+			struct th_seg s = tp_seg_at(&t, 1000, SYN, NULL, 0);
+			uint8_t o[40];
+			s.opts = o;
+			s.opts_len = tp_syn_opts(o, &so, 1);
+			if (!mss[k])
+				put16_(o + 2, 0);
+			th_send_seg(&h, &s);
+		}
+		CHECK(tp_pop(&t));
+		t.iss = t.p.seq;
+		t.rcv = t.iss + 1;
+		t.ts = 1;
+		tp_send_at(&t, 1001, ACK, NULL, 0);
+		t.snd = 1001;
+		CHECK(h.handle != NULL);
+		if (h.handle) {
+			iip_tcp_set_nodelay(h.ws, h.handle, 1);
+			CHECK_EQ(th_app_send_pat(&h, h.handle, 0, 1000), 0);
+			while (tp_pop(&t)) {
+				CHECK(t.p.payload_len <= 536);
+				CHECK(t.p.ip_len <= 1500);
+				n++;
+			}
+			CHECK(n >= 1);
+		}
+		done(&h, &t);
+	}
+}
+
+/* RFC 2018 3: at most 4 SACK blocks, 3 beside timestamps */
+TEST(rfc2018_3_sack_block_count_limit)
+{
+	uint32_t ts;
+	for (ts = 0; ts < 2; ts++) {
+		struct th_host h;
+		struct tp t;
+		struct tp_synopts so = tp_synopts_none();
+		uint32_t i;
+		th_host_init(&h);
+		tp_init(&t, &h);
+		so.sackp = 1;
+		so.ts = (uint8_t) ts;
+		tp_passive_open(&t, &so);
+		for (i = 0; i < 6; i++) {
+			tp_send_pat(&t, 1001 + 100 + i * 200, 100, ACK);
+			CHECK(tp_pop(&t));
+		}
+		CHECK_EQ(t.p.sack_blocks, ts ? 3 : 4);
+		CHECK_EQ(t.p.sack[0], 1001 + 100 + 5 * 200);
+		CHECK_EQ(t.p.sack[2], 1001 + 100 + 4 * 200);
+		CHECK(t.p.ip_len - 20 - 20 <= 40);
+		done(&h, &t);
+	}
+}
+
 int main(void)
 {
 	RUN(rfc6691_mss_from_mtu);
@@ -359,5 +432,7 @@ int main(void)
 	RUN(rfc2018_no_sack_unless_permitted);
 	RUN(rfc2883_dsack_tolerated);
 	RUN(rfc9293_3_1_malformed_options_dropped);
+	RUN(rfc9293_3_7_1_tiny_peer_mss);
+	RUN(rfc2018_3_sack_block_count_limit);
 	TH_SUMMARY();
 }
