@@ -240,6 +240,57 @@ TEST(rfc6298_fin_retransmitted)
 	th_host_fini(&h);
 }
 
+/* data and FIN lost together: the RTO resends the data with the FIN on its last segment; a fast retransmit
+ * (third duplicate ACK) of the last segment carries the FIN too */
+TEST(rfc9293_3_10_4_fin_retransmitted_with_data)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	uint32_t i;
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	iip_tcp_set_nodelay(h.ws, t.c, 1);
+	CHECK_EQ(th_app_send_pat(&h, t.c, 0, 300), 0);
+	CHECK_EQ(iip_tcp_close(h.ws, t.c, h.opaque), 0);
+	EXPECT_SEG(&t, ACK | PSH, t.iss + 1, 1001);
+	EXPECT_SEG(&t, ACK | FIN, t.iss + 301, 1001);
+	th_advance_ms(&h, tp_conn(&t)->rto_ms);
+	CHECK(tp_pop(&t));
+	CHECK_EQ(t.p.seq, t.iss + 1);
+	CHECK_EQ(t.p.payload_len, 300);
+	CHECK(t.p.flags & FIN);
+	EXPECT_NONE(&t);
+	tp_fini(&t);
+	th_host_fini(&h);
+
+	/* fast retransmit of the last segment with the FIN */
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	iip_tcp_set_nodelay(h.ws, t.c, 1);
+	for (i = 0; i < 5; i++)
+		CHECK_EQ(th_app_send_pat(&h, t.c, i * 1460, 1460), 0);
+	CHECK_EQ(iip_tcp_close(h.ws, t.c, h.opaque), 0);
+	tp_drain(&t);
+	t.rcv = t.iss + 1 + 4 * 1460; /* the last data segment and the FIN are missing */
+	tp_send(&t, ACK, NULL, 0);
+	tp_send(&t, ACK, NULL, 0);
+	tp_send(&t, ACK, NULL, 0);
+	tp_send(&t, ACK, NULL, 0);
+	CHECK(tp_pop(&t));
+	CHECK_EQ(t.p.seq, t.iss + 1 + 4 * 1460);
+	CHECK_EQ(t.p.payload_len, 1460);
+	CHECK(t.p.flags & FIN);
+	t.rcv = t.iss + 1 + 5 * 1460 + 1;
+	tp_send(&t, ACK, NULL, 0);
+	CHECK_EQ(tp_conn(&t)->state, IIP_TCP_STATE_FIN_WAIT_2);
+	CHECK_EQ(h.n_acked, 5);
+	tp_fini(&t);
+	th_host_fini(&h);
+}
+
 int main(void)
 {
 	RUN(rfc9293_3_6_active_close_time_wait_2msl);
@@ -251,5 +302,6 @@ int main(void)
 	RUN(fin_wait_2_timeout);
 	RUN(rfc9293_3_10_4_close_after_queued_data);
 	RUN(rfc6298_fin_retransmitted);
+	RUN(rfc9293_3_10_4_fin_retransmitted_with_data);
 	TH_SUMMARY();
 }
