@@ -291,6 +291,33 @@ TEST(rfc9293_3_10_4_fin_retransmitted_with_data)
 	th_host_fini(&h);
 }
 
+/* the FIN-WAIT-2 timeout is for peers that vanished: one still sending (half-close) is not cut off */
+TEST(fin_wait_2_timeout_not_while_peer_sends)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	uint32_t i;
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	CHECK_EQ(iip_tcp_close(h.ws, t.c, h.opaque), 0);
+	EXPECT_SEG(&t, FIN | ACK, t.iss + 1, 1001);
+	t.rcv = t.iss + 2;
+	tp_send(&t, ACK, NULL, 0);
+	for (i = 0; i < 6; i++) {
+		th_advance_ms(&h, IIP_CONF_TCP_FIN_WAIT_2_TIMEOUT_MS / 2);
+		tp_send_pat(&t, 1001 + i * 10, 10, ACK);
+	}
+	CHECK_EQ(h.n_closed, 0);
+	CHECK_EQ(h.rx_len, 60);
+	CHECK(pat_check(h.rx_data, 0, 60));
+	th_advance_ms(&h, IIP_CONF_TCP_FIN_WAIT_2_TIMEOUT_MS);
+	CHECK_EQ(h.n_closed, 1);
+	tp_fini(&t);
+	th_host_fini(&h);
+}
+
 int main(void)
 {
 	RUN(rfc9293_3_6_active_close_time_wait_2msl);
@@ -300,6 +327,7 @@ int main(void)
 	RUN(rfc9293_3_6_simultaneous_close_closing);
 	RUN(rfc9293_3_10_7_4_fin_wait_1_fin_ack_to_time_wait);
 	RUN(fin_wait_2_timeout);
+	RUN(fin_wait_2_timeout_not_while_peer_sends);
 	RUN(rfc9293_3_10_4_close_after_queued_data);
 	RUN(rfc6298_fin_retransmitted);
 	RUN(rfc9293_3_10_4_fin_retransmitted_with_data);
