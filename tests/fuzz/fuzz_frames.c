@@ -179,6 +179,7 @@ static struct fz_pkt *fz_read_frame(struct fz_in *in)
 	} else
 		p = fz_rx_pkt(fz_frame, len);
 	p->rx_csum_bad = (flags & FZ_FR_NIC_CSUM_BAD) != 0;
+	p->l2_skip = (flags & FZ_FR_L2_SKIP) != 0;
 	return p;
 }
 
@@ -358,7 +359,7 @@ static const char *const fz_state_names[FZ_ST_COUNT] = {
 	"FIN_WAIT_2", "CLOSE_WAIT", "CLOSING", "LAST_ACK", "TIME_WAIT", "SYN_RECEIVED", "SYN_SENT", "RECOVERY"
 };
 
-static void fz_setup_conn(struct fz_host *h, uint8_t cfg, uint8_t i, uint8_t c0, uint8_t c1, uint8_t c2)
+static void fz_setup_conn(struct fz_host *h, uint8_t i, uint8_t c0, uint8_t c1, uint8_t c2)
 {
 	struct iip_workspace *ws = (struct iip_workspace *) h->ws;
 	uint8_t st = (uint8_t) (c1 % FZ_ST_COUNT), active = c0 & 1, isn_sel = (uint8_t) (c0 >> 5);
@@ -423,8 +424,6 @@ static void fz_setup_conn(struct fz_host *h, uint8_t cfg, uint8_t i, uint8_t c0,
 	c = __iip_tcp_lookup(ws, h->ip_be, __iip_htons(lport), __iip_htonl(FZ_IP_PEER), __iip_htons(pport));
 	if (!c || c->state != IIP_TCP_STATE_ESTABLISHED)
 		return;
-	if (cfg & FZ_CFG_CUBIC)
-		iip_tcp_set_cc(h->ws, c, IIP_TCP_CC_CUBIC);
 	seg = (uint16_t) (c->rcv_mss - (c->opt_ts ? 12 : 0));	/* the peer's full segment */
 	switch (st) {
 	case FZ_ST_DATA_IN_FLIGHT:
@@ -750,7 +749,7 @@ static void fz_ops(struct fz_host *h, struct fz_in *in)
 		case FZ_OP_TCP_SEND:
 			{
 				void *handle = fz_pick_handle(h, fz_u8(in));
-				uint32_t len = 1 + fz_u16(in) % 9000U;
+				uint32_t len = fz_u16(in) % 9001U;
 				uint8_t flags = fz_u8(in);
 				FZ_TRACE("TCP_SEND %u bytes flags 0x%02x%s\n", len, flags, handle ? "" : " (no connection)");
 				if (handle)
@@ -860,6 +859,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fz_host_init(&h, conns[FZ_CFG_POOLS(cfg)], pbs[FZ_CFG_POOLS(cfg)], mtus[FZ_CFG_MTU(cfg)]);
 	h.feat = fz_u8(&in);
 	app = fz_u8(&in);
+	h.cubic = (cfg & FZ_CFG_CUBIC) != 0;
 	fz_peer_ts = 100000;
 	fz_frag_id = 1;
 	FZ_TRACE("config 0x%02x: %u connections, %u wrappers, MTU %u; features 0x%02x, app 0x%02x\n",
@@ -873,7 +873,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		h.app = FZ_A_ACCEPT | FZ_A_CONSUME;
 		for (i = 0; i < n; i++) {
 			uint8_t c0 = fz_u8(&in), c1 = fz_u8(&in), c2 = fz_u8(&in);
-			fz_setup_conn(&h, cfg, i, c0, c1, c2);
+			fz_setup_conn(&h, i, c0, c1, c2);
 			h.app = FZ_A_ACCEPT | FZ_A_CONSUME;
 		}
 	}

@@ -85,6 +85,7 @@ struct fz_pkt {
 	struct fz_pkt *next;	/* scatter-gather chain */
 	uint8_t ol_ip4_csum, ol_tcp_csum, ol_udp_csum, ol_tso;
 	uint8_t rx_csum_bad;	/* the "NIC" found a bad checksum */
+	uint8_t l2_skip;	/* the link layer keeps this frame to itself */
 };
 
 static long fz_pkts_alive;
@@ -171,6 +172,7 @@ struct fz_host {
 	uint32_t tx_room;	/* data room of the packets the stack allocates */
 	uint8_t feat;
 	uint8_t app;
+	uint8_t cubic;		/* the app sets CUBIC on every connection */
 	uint32_t alloc_fail_every;	/* 0: never; else every n-th alloc/clone fails */
 	uint32_t alloc_count;
 	uint32_t send_budget;
@@ -236,10 +238,12 @@ static struct fz_pkt *fz_app_pkt(uint32_t len, uint8_t seed)
 static void fz_app_tcp_send(struct fz_host *h, void *handle, uint32_t len, uint16_t flags)
 {
 	struct fz_pkt *p;
-	if (!len || !h->send_budget)
+	if (!h->send_budget)
 		return;
 	h->send_budget--;
 	p = fz_app_pkt(len, (uint8_t) h->send_budget);
+	if (flags & 0x80) /* not a TCP flag: the app (wrongly) hands over a chain */
+		p->next = fz_app_pkt(10, 0);
 	if (iip_tcp_send(h->ws, handle, p, flags, h->opaque) != 0)
 		fz_pkt_free(p);
 }
@@ -342,7 +346,7 @@ static void iip_ops_l2_hdr_craft(void *pkt, uint8_t src[], uint8_t dst[], uint16
 	memcpy(p->data + 6, src, 6);
 	memcpy(p->data + 12, &ethertype_be, 2);
 }
-static uint8_t iip_ops_l2_skip(void *pkt, void *opaque) { (void) pkt; (void) opaque; return 0; }
+static uint8_t iip_ops_l2_skip(void *pkt, void *opaque) { (void) opaque; return ((struct fz_pkt *) pkt)->l2_skip; }
 static void iip_ops_l2_flush(void *opaque) { (void) opaque; }
 static uint8_t iip_ops_arp_lhw(void *opaque) { (void) opaque; return 6; }
 static uint8_t iip_ops_arp_lproto(void *opaque) { (void) opaque; return 4; }
@@ -530,6 +534,8 @@ static uint8_t iip_ops_tcp_accept(void *context, void *pkt, void *opaque)
 static void fz_app_opened(struct fz_host *h, void *handle)
 {
 	fz_handle_add(h, handle);
+	if (h->cubic)
+		iip_tcp_set_cc(h->ws, handle, IIP_TCP_CC_CUBIC);
 	if (h->app & FZ_A_GREET)
 		fz_app_tcp_send(h, handle, 100, IIP_TCP_FLAG_PSH);
 	if (h->app & FZ_A_CLOSE_EARLY)

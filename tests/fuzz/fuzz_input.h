@@ -38,7 +38,7 @@
 #define FZ_CFG_POOLS(b) ((b) & 3)		/* 0: 8 conns/64 wrappers, 1: 32/512, 2: 64/1024, 3: 2/16 */
 #define FZ_CFG_MTU(b) (((b) >> 2) & 3)		/* 0: 1500, 1: 576, 2: 9000, 3: 1280 */
 #define FZ_CFG_UDP_FILTER (1U << 4)		/* iip_udp_port_open(7) and (53): other ports are closed */
-#define FZ_CFG_CUBIC (1U << 5)			/* scripted connections use CUBIC */
+#define FZ_CFG_CUBIC (1U << 5)			/* the app sets CUBIC on every connection */
 #define FZ_CFG_TCP_MODE (1U << 7)
 
 /*
@@ -79,7 +79,8 @@ enum {
 	FZ_OP_FEATURES,
 	/* v(1): application behaviour */
 	FZ_OP_APP,
-	/* handle(1) len(2) flags(1): iip_tcp_send of 1 + len % 9000 bytes */
+	/* handle(1) len(2) flags(1): iip_tcp_send of len % 9001 bytes (0: an empty
+	 * packet), as a two-segment chain if flags bit 7 is set (both refused) */
 	FZ_OP_TCP_SEND,
 	/* handle(1): iip_tcp_close */
 	FZ_OP_TCP_CLOSE,
@@ -113,6 +114,7 @@ enum {
 #define FZ_FR_NIC_CSUM_BAD (1U << 2)	/* the (offloading) NIC reports a bad checksum */
 #define FZ_FR_CHAIN (1U << 3)		/* byte s follows the flags: deliver as a chain split at 1 + s */
 #define FZ_FR_ADDRESS (1U << 4)		/* write our MAC and IPv4 address as destination, the peer's as source */
+#define FZ_FR_L2_SKIP (1U << 5)		/* iip_ops_l2_skip says the link layer consumed it */
 
 /*
  * FZ_OP_TCP_SEG: conn(1) flags(1) sel(1) seq_delta(2) ack_delta(2) win(2) plen(2) [options]

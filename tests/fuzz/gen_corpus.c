@@ -187,10 +187,12 @@ static uint32_t frag(uint8_t *f, uint8_t proto, uint16_t id, const uint8_t *dg, 
 	return o + n;
 }
 
+/* Frames are valid as written; the FRAME flags still ask the target to fix
+ * checksums, so that mutations of these bytes stay valid too. */
 static void op_frame(const uint8_t *f, uint32_t len)
 {
 	b8(FZ_OP_FRAME);
-	b8(0);
+	b8(FZ_FR_FIX_IP_CSUM | FZ_FR_FIX_L4_CSUM);
 	b16(len);
 	bytes(f, len);
 }
@@ -201,7 +203,7 @@ static const uint8_t syn_opts_ws[24] = { 2, 4, 0x05, 0xb4, 1, 1, 4, 2, 1, 1, 8, 
 /* ---------- operations ---------- */
 
 static void op_clock(uint8_t v) { b8(FZ_OP_CLOCK); b8(v); }
-static void op_tcp_send(uint8_t h, uint16_t len) { b8(FZ_OP_TCP_SEND); b8(h); b16(len - 1); b8(0x08); }
+static void op_tcp_send(uint8_t h, uint16_t len) { b8(FZ_OP_TCP_SEND); b8(h); b16(len); b8(0x08); }
 static void op_close(uint8_t h) { b8(FZ_OP_TCP_CLOSE); b8(h); }
 
 /* A segment on live connection k: sel as in fuzz_input.h, no deltas. */
@@ -244,6 +246,10 @@ static void gen_raw(void)
 
 	begin(0, 0, app_server);
 	op_frame(fr, icmp_echo(fr, 56, NULL, 0));
+	n = icmp_echo(fr, 20, NULL, 0);
+	fr[14 + 20] = 0; /* an echo reply (the target fixes the checksum) */
+	op_frame(fr, n);
+	b8(FZ_OP_FRAME); b8(FZ_FR_L2_SKIP); b16(n); bytes(fr, n);
 	save("icmp_echo");
 
 	begin(0x08, 0xff, app_server); /* MTU 9000, every offload */
@@ -308,12 +314,14 @@ static void gen_raw(void)
 	save("tcp_syn_refused");
 
 	/* active open answered by a fuzzer-written SYN-ACK on the live connection */
-	begin(0, 0, app_server | FZ_A_GREET);
+	begin(FZ_CFG_CUBIC, 0, app_server | FZ_A_GREET);
 	b8(FZ_OP_TCP_CONNECT); b8(0); b16(33333); b16(8080);
 	b8(FZ_OP_TCP_SEG); b8(0); b8(F_SYN | F_ACK); b8(SEL(2, 2, FZ_SEG_OPT_SYN)); b16(0); b16(0); b16(65535); b16(0);
 	b16(1460); b8(7);
 	op_seg(0, F_ACK | F_PSH, SEL(0, 2, FZ_SEG_OPT_TS), 0, 0, 1000, 300);
 	op_tcp_send(0, 3000);
+	b8(FZ_OP_TCP_SEND); b8(0); b16(0); b8(0);	/* empty: refused */
+	b8(FZ_OP_TCP_SEND); b8(0); b16(100); b8(0x80);	/* chained: refused */
 	op_seg(0, F_ACK, SEL(0, 2, FZ_SEG_OPT_TS), 0, 0, 1000, 0);
 	op_clock(1);
 	op_seg(0, F_ACK | F_FIN, SEL(0, 2, FZ_SEG_OPT_TS), 0, 0, 1000, 0);
