@@ -164,6 +164,7 @@ struct dpk_state {
 	pthread_mutex_t pcap_lock;
 	uint64_t pcap_epoch_ns;
 	int eal_up;
+	char **args, **app_argv;               /* copies of argv for EAL / getopt and for the app */
 };
 
 static struct dpk_state dpk;
@@ -839,7 +840,8 @@ static void dpk_teardown(void)
 	dpk.eal_up = 0;
 }
 
-static int __iosub_main(int argc, char *const *argv)
+/* everything of __iosub_main but freeing the argument arrays */
+static int dpk_main(int argc, char *const *argv)
 {
 	char **args;
 	int first = -1, second = -1, i, e, rc = 0;
@@ -855,7 +857,7 @@ static int __iosub_main(int argc, char *const *argv)
 	if (argc < 1)
 		return 2;
 	/* EAL and getopt permute their argv: work on a copy */
-	args = calloc((size_t) argc + 1, sizeof(char *));
+	args = dpk.args = calloc((size_t) argc + 1, sizeof(char *));
 	if (!args)
 		return 1;
 	for (i = 0; i < argc; i++) {
@@ -908,7 +910,7 @@ static int __iosub_main(int argc, char *const *argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	{ /* the application's options: argv[0] and everything after the second "--" */
-		char **app_argv = calloc((size_t) argc + 1, sizeof(char *));
+		char **app_argv = dpk.app_argv = calloc((size_t) argc + 1, sizeof(char *));
 		int app_argc = 1, k;
 		if (!app_argv) {
 			dpk_teardown();
@@ -926,7 +928,8 @@ static int __iosub_main(int argc, char *const *argv)
 		dpk.threads[0].opaque[1] = __app_init(app_argc, app_argv);
 		for (i = 1; i < dpk.nthreads; i++)
 			dpk.threads[i].opaque[1] = dpk.threads[0].opaque[1];
-		/* app_argv stays allocated: an application may keep pointers into it */
+		/* app_argv stays allocated until after __app_exit: an application
+		 * may keep pointers into it */
 	}
 	for (i = 1; i < dpk.nthreads; i++) {
 		e = rte_eal_remote_launch(dpk_thread_main, &dpk.threads[i], dpk.threads[i].lcore);
@@ -949,5 +952,14 @@ static int __iosub_main(int argc, char *const *argv)
 		rc = 1;
 	}
 	dpk_teardown();
+	return rc;
+}
+
+static int __iosub_main(int argc, char *const *argv)
+{
+	int rc = dpk_main(argc, argv);
+	free(dpk.args);
+	free(dpk.app_argv);
+	dpk.args = dpk.app_argv = NULL;
 	return rc;
 }
