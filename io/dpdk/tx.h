@@ -83,6 +83,11 @@ static int dpk_tx_offload_fields(struct dpk_thread *t, const struct dpk_port *p,
 		return -1;
 	if (ol & RTE_MBUF_F_TX_TCP_SEG)
 		ol |= RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_IPV4;
+	/* a fragment has no L4 header to finish (or only its first part of
+	 * the data): a NIC would write into the payload */
+	if ((ol & (DPK_TX_L4_FLAGS | RTE_MBUF_F_TX_TCP_SEG)) &&
+	    (rte_be_to_cpu_16(ip->fragment_offset) & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
+		return -1;
 	if (ol & RTE_MBUF_F_TX_TCP_CKSUM) {
 		if (ip->next_proto_id != IPPROTO_TCP || m->data_len < RTE_ETHER_HDR_LEN + ihl + sizeof(struct rte_tcp_hdr))
 			return -1;

@@ -11,7 +11,7 @@
 #               with apps/examples/http_server; then two lcores with software
 #               steering and apps/examples/tcp_echo (socat both ways, every
 #               connection on the thread helper_ip4_get_connection_affinity
-#               names);
+#               names); the same veth through net_af_xdp (ping, download);
 #   tap         --vdev=net_tap0 (the tap interface in its own namespace):
 #               the same checks, plus proof that the checksum and TSO
 #               offloads the driver reports are used (counted frames), the
@@ -267,6 +267,22 @@ if NETNS_ADDR_A="" "$ROOT/tools/netns.sh" up "$AFP" >"$OUT/netns.log" 2>&1; then
 		affinity_check "af_packet 2 lcores" "$log" 6
 		echo "  af_packet 2 lcores: frames steered between threads: $(stat "$log" 'steered out')"
 	else bad "af_packet 2 lcores: server start"; fi
+
+	# the same veth through DPDK's AF_XDP driver: no offload, no scatter-gather
+	# (the stack copies payload into each frame)
+	log="$OUT/afx.log"
+	if start_server "$NSA" "$log" "$OUT/http" $(eal 0 x) --vdev=net_af_xdp0,iface="$AFP-va" -- -a 0,$IP -- -p 80; then
+		grep -q "tx multi-segment not offered" "$log" && grep -q "scatter-gather (zero copy) no" "$log" &&
+			ok "af_xdp: start line: no scatter-gather, the stack copies" || bad "af_xdp: start line"
+		out=$(ip netns exec "$NSB" timeout 10 ping -c 3 -i 0.2 -W 2 "$IP" 2>&1)
+		echo "$out" | grep -q ' 3 received' && ok "af_xdp: ping, 3/3 replies" || bad "af_xdp: ping, 3/3 replies"
+		r=$(ip netns exec "$NSB" timeout 60 curl -s -o "$OUT/big.bin" -w '%{http_code} %{size_download} %{speed_download}' "http://$IP/$BIG")
+		set -- $r
+		if [ "${1:-}" = 200 ] && [ "$(sha256sum <"$OUT/big.bin" | cut -d' ' -f1)" = "$SHA_BIG" ]; then
+			ok "af_xdp: curl GET 10 MiB, SHA-256 matches ($(awk -v b="${3:-0}" 'BEGIN { printf "%.1f MB/s", b / 1e6 }'))"
+		else bad "af_xdp: curl GET 10 MiB (got: $r)"; fi
+		stopped_ok af_xdp "$log"
+	else bad "af_xdp: server start"; fi
 	"$ROOT/tools/netns.sh" down "$AFP" >/dev/null 2>&1
 else
 	sed 's/^/  | /' "$OUT/netns.log"
