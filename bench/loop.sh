@@ -103,22 +103,32 @@ pingpong_callgrind() {
     n2=$(sed -n 's/^total: \([0-9]*\) requests.*/\1/p' "$out/pp${c}b.out")
     echo "pingpong callgrind: $c connection(s): $i1 instructions / $n1 transactions = $(awk -v i="$i1" -v n="$n1" 'BEGIN { printf "%.0f", i / n }') per transaction;" \
       "marginal (-T $t2: $i2 / $n2) = $(awk -v a="$i1" -v b="$i2" -v m="$n1" -v n="$n2" 'BEGIN { printf "%.0f", (b - a) / (n - m) }') per transaction"
-    echo "  where (-T $t2 run): $(breakdown "$out/pp${c}b.cg")"
+    echo "  where: $(breakdown "$out/pp$c.cg" "$out/pp${c}b.cg" "$n1" "$n2" transaction)"
     echo "  command: valgrind --tool=callgrind $BIN $cmd   (and -T $t2)"
   done
 }
 
-# share of the instructions by where the code lives (inlined code counts for
-# the file it was written in): the stack, this app, the backend (the loop and
-# io/common: the emulated link and NIC, i.e. wire copies and the offloads'
-# checksums and segmentation), libc (memcpy, ...)
-breakdown() { # breakdown <callgrind out file>
+# instructions by where the code lives (inlined code counts for the file it
+# was written in): the stack, this app, the backend (the loop and io/common:
+# the emulated link and NIC, i.e. wire copies and the offloads' checksums and
+# segmentation, which a real NIC does in hardware), libc (memcpy, ...).
+# Prints "stack app backend other".
+components() { # components <callgrind out file>
   callgrind_annotate --threshold=100 "$1" 2>/dev/null | awk '
     /^ *[0-9,]+ +\( *[0-9.]+%\) +[^ ]+:/ {
       n = $1; gsub(",", "", n); f = $0; sub(/^ *[0-9,]+ +\( *[0-9.]+%\) +/, "", f)
-      if (f ~ /(^|\/)stack\//) s += n; else if (f ~ /(^|\/)apps\//) a += n; else if (f ~ /(^|\/)io\//) b += n; else o += n
-      t += n }
-    END { if (t) printf "stack %.1f%%, app %.1f%%, backend+emulated NIC %.1f%%, libc/other %.1f%%", 100*s/t, 100*a/t, 100*b/t, 100*o/t }'
+      if (f ~ /(^|\/)stack\//) s += n; else if (f ~ /(^|\/)apps\//) a += n; else if (f ~ /(^|\/)io\//) b += n; else o += n }
+    END { printf "%d %d %d %d\n", s, a, b, o }'
+}
+
+# per-unit marginal cost of each component between two runs
+breakdown() { # breakdown <cg file 1> <cg file 2> <units 1> <units 2> <unit name>
+  local c1 c2
+  c1=$(components "$1"); c2=$(components "$2")
+  awk -v c1="$c1" -v c2="$c2" -v n1="$3" -v n2="$4" -v u="$5" 'BEGIN {
+    split(c1, a, " "); split(c2, b, " "); d = n2 - n1
+    printf "per %s: stack %.0f, app %.0f, backend + emulated NIC %.0f, libc/other %.0f", u,
+      (b[1] - a[1]) / d, (b[2] - a[2]) / d, (b[3] - a[3]) / d, (b[4] - a[4]) / d }'
 }
 
 bulk_callgrind() {
@@ -126,8 +136,8 @@ bulk_callgrind() {
   for f in none sg,tso,csum,lro; do
     # with offloads the first ~80 virtual ms wait for delayed ACKs (an LRO
     # aggregate counts as one segment for the every-second-segment rule),
-    # so that run starts counting later; the marginal figure is the one to read
-    if [ "$f" = none ]; then t=0.002; t2=0.004; else t=0.1; t2=0.11; fi
+    # so those runs stop later; read the marginal figure
+    if [ "$f" = none ]; then t=0.002; t2=0.004; else t=0.085; t2=0.09; fi
     cmd="-V -T $t -F $f -- ${server_args[*]} -g 2 -- $bulk_client -t 0"
     # shellcheck disable=SC2086
     cg bulk $cmd; i1=$IR
@@ -137,7 +147,7 @@ bulk_callgrind() {
     b2=$(sed -n 's/^bench: server: .* rx \([0-9]*\) bytes.*/\1/p' "$out/bulkb.out")
     echo "bulk callgrind: -F $f: $i1 instructions / ($b1 bytes / 1448) = $(awk -v i="$i1" -v b="$b1" 'BEGIN { printf "%.0f", i / (b / 1448) }') per segment;" \
       "marginal (-T $t2: $i2 / $b2 bytes) = $(awk -v a="$i1" -v b="$i2" -v x="$b1" -v y="$b2" 'BEGIN { printf "%.0f", (b - a) / ((y - x) / 1448) }') per segment"
-    echo "  where (-T $t2 run): $(breakdown "$out/bulkb.cg")"
+    echo "  where: $(breakdown "$out/bulk.cg" "$out/bulkb.cg" "$(awk -v b="$b1" 'BEGIN { print b / 1448 }')" "$(awk -v b="$b2" 'BEGIN { print b / 1448 }')" segment)"
     echo "  command: valgrind --tool=callgrind $BIN $cmd   (and -T $t2)"
   done
 }
