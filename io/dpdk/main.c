@@ -124,7 +124,7 @@ struct dpk_stats {
 	uint64_t tx_multiseg, tx_linearized, tx_phdr_ok, tx_phdr_mismatch;
 	uint64_t tx_drop_bad, tx_drop_full, tx_drop_stuck, tx_prepare_refused, tx_mark_unsupported;
 	uint64_t steer_out, steer_in, steer_drop_full, steer_drop_nobuf;
-	uint64_t iterations, sleeps, rx_wakeups, wake_errors;
+	uint64_t iterations, sleeps, rx_wakeups, steer_wakeups, wake_errors;
 };
 
 struct dpk_thread {
@@ -773,7 +773,7 @@ static void dpk_print_stats(void)
 		       "pseudo-header ok %llu mismatch %llu); tx dropped: bad %llu full %llu stuck %llu prepare %llu "
 		       "unsupported %llu; "
 		       "steered out %llu in %llu, dropped full %llu no-buffer %llu; iterations %llu sleeps %llu "
-		       "interrupt wakeups %llu\n",
+		       "interrupt wakeups %llu steering wakeups %llu\n",
 		       i, t->lcore, (unsigned long long) s->rx_frames, (unsigned long long) s->rx_bytes,
 		       (unsigned long long) s->rx_ip4_good, (unsigned long long) s->rx_l4_good,
 		       (unsigned long long) s->rx_csum_bad, (unsigned long long) s->rx_lro,
@@ -789,7 +789,7 @@ static void dpk_print_stats(void)
 		       (unsigned long long) s->steer_out, (unsigned long long) s->steer_in,
 		       (unsigned long long) s->steer_drop_full, (unsigned long long) s->steer_drop_nobuf,
 		       (unsigned long long) s->iterations, (unsigned long long) s->sleeps,
-		       (unsigned long long) s->rx_wakeups);
+		       (unsigned long long) s->rx_wakeups, (unsigned long long) s->steer_wakeups);
 	}
 	for (i = 0; i < dpk.nports; i++) {
 		struct rte_eth_stats es;

@@ -101,6 +101,7 @@ static void dpk_wait(struct dpk_thread *t, uint64_t timeout_us)
 			uint64_t v;
 			if (read(t->efd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 				t->st.wake_errors++;
+			t->st.steer_wakeups++;
 		} else
 			t->st.rx_wakeups++;
 	dpk_rx_intr_arm(t, 0);
