@@ -182,5 +182,21 @@ scenario selftest-dup-ids     xfer ""                        "-c 10 -n 64k" "" "
 SERVER_EXTRA=""; CLIENTS=""
 scenario selftest-flip-lro    xfer "-F sg,tso,csum,lro"      "-c 2 -n 4m -A" "-X 2000001" "mismatch 2 "
 
+# 8. bad options are refused with status 2 (no hang, no crash); an
+#    impossible write size stops every host with status 1
+bad_options() {
+  local args rc bad=""
+  for args in "-- -p 0" "-- -p 5000 -n 12x" "-- -s 1.2.3 -p 5" "-- -c 5" "-- -p 5 extra" \
+              "-- -p 5 -- -s 10.0.0.1 -p 5 -c 70000" "-- -p 5 -q 0" "-- -p 5 -z 0"; do
+    timeout 10 "$out/xfer" -V $args >/dev/null 2>&1; rc=$?
+    [ "$rc" -eq 2 ] || bad="$bad [$args: exit $rc]"
+  done
+  timeout 10 "$out/xfer" -V -T 100 -- -p 5000 -- -s 10.0.0.1 -p 5000 -w 3000 >/dev/null 2>&1; rc=$?
+  [ "$rc" -eq 1 ] || bad="$bad [-w 3000: exit $rc]"
+  if [ -z "$bad" ]; then echo "ok - bad-options: refused"; pass=$((pass + 1));
+  else echo "not ok - bad-options:$bad"; fail=$((fail + 1)); fi
+}
+if [ -z "$only" ] || [[ bad-options =~ $only ]]; then bad_options; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

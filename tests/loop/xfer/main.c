@@ -29,7 +29,9 @@
  *     -r        reverse: the server sends, the client only receives
  *     -w BYTES  bytes per iip_tcp_send (one packet buffer)   default 1448
  *     -q PKTS   packets this host may have queued but unacknowledged
- *               (keeps the sender from using up its own packet pool) default 3072
+ *               (keeps the sender from using up its own packet pool: with
+ *               every buffer in its send queue, a host cannot receive the
+ *               ACKs that would drain it) default 3072
  *     -N        TCP_NODELAY on every connection
  *     -A        also send from iip_ops_tcp_acked, i.e. inside iip_run, so
  *               that the stack sends a batch's data together (TSO frames);
@@ -183,6 +185,7 @@ struct xfer_app {
 };
 
 static int xfer_hosts_inited, xfer_hosts_exited, xfer_any_failed;
+static int xfer_any_fatal; /* a host cannot go on: every host stops (hosts share this process) */
 
 static struct xfer_app *xfer_of(void *opaque)
 {
@@ -518,7 +521,7 @@ static void *xfer_build(struct xfer_conn *c, void *opaque)
 	if (iip_ops_pkt_get_len(pkt, opaque) != len) {
 		fprintf(stderr, "xfer: -w %u is larger than a packet buffer of this backend\n", a->wsize);
 		iip_ops_pkt_free(pkt, opaque);
-		a->fatal = 1;
+		a->fatal = xfer_any_fatal = 1;
 		return NULL;
 	}
 	p = iip_ops_pkt_get_data(pkt, opaque);
@@ -565,7 +568,7 @@ static int xfer_pump(void *workspace, struct xfer_conn *c, int may_close, void *
 			if (rc == IIP_ERR_STATE || rc == IIP_ERR_INVALID) {
 				fprintf(stderr, "xfer: host %u: iip_tcp_send refused with %u on connection %u\n", a->host + 1,
 					rc, c->id);
-				a->fatal = 1;
+				a->fatal = xfer_any_fatal = 1;
 			}
 			return rc == IIP_ERR_NOMEM ? -1 : 1;
 		}
@@ -578,7 +581,7 @@ static int xfer_pump(void *workspace, struct xfer_conn *c, int may_close, void *
 		if (rc) {
 			fprintf(stderr, "xfer: host %u: iip_tcp_close refused with %u on connection %u\n", a->host + 1, rc,
 				c->id);
-			a->fatal = 1;
+			a->fatal = xfer_any_fatal = 1;
 		}
 		c->closed_by_us = 1;
 		return 0;
@@ -756,7 +759,7 @@ static void *iip_ops_tcp_connected(void *context, void *handle, void *pkt, void 
 	struct xfer_conn *c = a->client ? a->port_map[ntohs(PB_TCP(pkt)->dst_be)] : NULL;
 	if (!c) {
 		fprintf(stderr, "xfer: host %u: a connection we did not open\n", a->host + 1);
-		a->fatal = 1;
+		a->fatal = xfer_any_fatal = 1;
 		iip_tcp_close(context, handle, opaque);
 		return NULL;
 	}
@@ -832,7 +835,9 @@ static void xfer_usage(const char *prog)
 		"  -R SEED   random payload size per connection and direction in 0..BYTES\n"
 		"  -b        bidirectional            -r  reverse (the server sends)\n"
 		"  -w BYTES  bytes per iip_tcp_send (1..65535, at most a packet buffer; default 1448)\n"
-		"  -q PKTS   packets queued but unacknowledged per host (default 3072)\n"
+		"  -q PKTS   packets queued but unacknowledged per host (default 3072); keep it well\n"
+		"            below the backend's packet buffers (loop: -b, 8192), or the host's\n"
+		"            own send queue leaves no buffer to receive the ACKs that drain it\n"
 		"  -N        TCP_NODELAY (Nagle off)\n"
 		"  -A        also send from iip_ops_tcp_acked (inside iip_run: the stack batches, TSO)\n"
 		"  -X OFF    self-test: flip a bit of payload byte OFF of every stream this host sends\n"
@@ -984,7 +989,7 @@ static void __app_loop(void *workspace, uint8_t mac[], uint32_t ip4_be, uint32_t
 		if (!a->arp_last_ns || now - a->arp_last_ns >= XFER_ARP_RETRY_NS) {
 			if (a->arp_tries++ == XFER_ARP_TRIES) {
 				fprintf(stderr, "xfer: no ARP reply from the server\n");
-				a->fatal = 1;
+				a->fatal = xfer_any_fatal = 1;
 				return;
 			}
 			iip_arp_request(workspace, mac, ip4_be, a->server_be, opaque);
@@ -1051,7 +1056,7 @@ static int xfer_pools_back(const struct xfer_app *a)
 static uint8_t __app_should_stop(void *opaque)
 {
 	struct xfer_app *a = xfer_of(opaque);
-	if (a->fatal)
+	if (a->fatal || xfer_any_fatal)
 		return 1;
 	return a->done_marked && !a->live && !a->pending_pkts && xfer_pools_back(a);
 }
@@ -1071,7 +1076,7 @@ static void __app_exit(void *app_global)
 	if (!a->done_marked)
 		vt = 0;
 	wt = (double) (a->wall_done.tv_sec - a->wall_start.tv_sec) + (double) (a->wall_done.tv_nsec - a->wall_start.tv_nsec) / 1e9;
-	ok = !a->fatal && a->done_marked && a->t.conns_ok == a->expected && !a->t.conns_bad && !a->t.mismatches &&
+	ok = !a->fatal && !xfer_any_fatal && a->done_marked && a->t.conns_ok == a->expected && !a->t.conns_bad && !a->t.mismatches &&
 	     !a->t.missing && !a->t.extra && !a->t.dup_ids && !a->t.bad_ids && !a->live && !a->pending_pkts &&
 	     pb_free == a->pb_free0 && conn_free == a->conn_free0 && !st.tcp_conn_reset && !st.tcp_conn_timed_out;
 	printf("xfer: host %u %s: conns %llu/%llu ok, %llu bad; rx %llu B checked, tx %llu B acked; "
