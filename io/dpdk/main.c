@@ -102,7 +102,6 @@ struct dpk_port {
 	uint16_t rxd, txd;
 	struct rte_eth_dev_info info;
 	uint64_t rx_offloads, tx_offloads;   /* turned on */
-	uint64_t tx_flags_allowed;           /* RTE_MBUF_F_TX_* the port honours */
 	int tso_quirk_l2_in_mtu;             /* port.h */
 	int rss_hw, rss_verified;
 	char rss_why[128];

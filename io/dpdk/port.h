@@ -94,21 +94,6 @@ static void dpk_port_choose_offloads(struct dpk_port *p, uint32_t disable, uint3
 		p->tx_offloads |= RTE_ETH_TX_OFFLOAD_TCP_TSO;
 }
 
-/* the TX offload flags an mbuf may carry on this port */
-static uint64_t dpk_port_tx_flags_allowed(const struct dpk_port *p)
-{
-	uint64_t f = 0;
-	if (p->tx_offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM)
-		f |= RTE_MBUF_F_TX_IP_CKSUM;
-	if (p->tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_CKSUM)
-		f |= RTE_MBUF_F_TX_TCP_CKSUM;
-	if (p->tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM)
-		f |= RTE_MBUF_F_TX_UDP_CKSUM;
-	if (p->tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO)
-		f |= RTE_MBUF_F_TX_TCP_SEG;
-	return f;
-}
-
 /* the RETA we program: entry i -> queue (i mod 128) mod nq, so that a RETA
  * of any power-of-two size >= 128 behaves like our 128-entry model, and a
  * smaller one like the model filled with its period */
@@ -290,7 +275,6 @@ static int dpk_port_start(struct dpk_port *p, uint16_t nq, char *err, size_t err
 			p->rx_intr = 0;
 			p->rx_intr_why = "the driver gives no interrupt file descriptor";
 		}
-	p->tx_flags_allowed = dpk_port_tx_flags_allowed(p);
 	/* net_tap segments TSO frames in software (librte_gso) and refuses a
 	 * frame whose tso_segsz + l2 + l3 + l4 exceeds the MTU: it counts the
 	 * Ethernet header in the IP MTU. Full-sized segments would be refused

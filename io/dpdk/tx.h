@@ -31,7 +31,6 @@
 #include <rte_tcp.h>
 #include <rte_udp.h>
 
-#define DPK_TX_L4_FLAGS (RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_UDP_CKSUM)
 #define DPK_TX_ALL_FLAGS (RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | \
 			  RTE_MBUF_F_TX_TCP_SEG)
 
@@ -61,19 +60,35 @@ static uint16_t dpk_tx_port_index(const struct dpk_thread *t, const struct rte_m
 	return by_mac != UINT16_MAX ? by_mac : t->cur_port;
 }
 
+/* does the port do what the marks ask? */
+static int dpk_tx_port_honours(const struct dpk_port *p, uint64_t ol, uint64_t l4)
+{
+	if ((ol & RTE_MBUF_F_TX_IP_CKSUM) && !(p->tx_offloads & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM))
+		return 0;
+	if (l4 == RTE_MBUF_F_TX_TCP_CKSUM && !(p->tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_CKSUM))
+		return 0;
+	if (l4 == RTE_MBUF_F_TX_UDP_CKSUM && !(p->tx_offloads & RTE_ETH_TX_OFFLOAD_UDP_CKSUM))
+		return 0;
+	if ((ol & RTE_MBUF_F_TX_TCP_SEG) && !(p->tx_offloads & RTE_ETH_TX_OFFLOAD_TCP_TSO))
+		return 0;
+	return 1;
+}
+
 /*
  * Fills the offload fields of a marked frame. Returns 0, or -1 when the
  * frame is not what its marks say (it is then dropped: sending it with
  * wrong lengths could make a NIC emit garbage or hang a queue).
+ * The L4 request is a 2-bit value, not a set of bits: TCP is 01, UDP 11
+ * (RTE_MBUF_F_TX_L4_MASK), so it is compared, never tested bitwise.
  */
 static int dpk_tx_offload_fields(struct dpk_thread *t, const struct dpk_port *p, struct rte_mbuf *m)
 {
-	uint64_t ol = m->ol_flags & DPK_TX_ALL_FLAGS;
+	uint64_t ol = m->ol_flags & DPK_TX_ALL_FLAGS, l4;
 	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
 	struct rte_ipv4_hdr *ip;
 	uint16_t ihl, l4_len = 0;
 
-	if (!(ol & (RTE_MBUF_F_TX_IP_CKSUM | DPK_TX_L4_FLAGS | RTE_MBUF_F_TX_TCP_SEG)))
+	if (!(ol & (RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_TCP_SEG)))
 		return 0;
 	if (m->data_len < RTE_ETHER_HDR_LEN + sizeof(*ip) || d[12] != 0x08 || d[13] != 0x00)
 		return -1;
@@ -81,25 +96,27 @@ static int dpk_tx_offload_fields(struct dpk_thread *t, const struct dpk_port *p,
 	ihl = (uint16_t) ((ip->version_ihl & 0x0f) * 4);
 	if (ihl < sizeof(*ip) || m->data_len < RTE_ETHER_HDR_LEN + ihl)
 		return -1;
-	if (ol & RTE_MBUF_F_TX_TCP_SEG)
-		ol |= RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_IPV4;
+	if (ol & RTE_MBUF_F_TX_TCP_SEG) /* TSO implies TCP and IPv4 checksums */
+		ol = (ol & ~RTE_MBUF_F_TX_L4_MASK) | RTE_MBUF_F_TX_TCP_CKSUM | RTE_MBUF_F_TX_IP_CKSUM | RTE_MBUF_F_TX_IPV4;
+	l4 = ol & RTE_MBUF_F_TX_L4_MASK;
+	if (l4 != 0 && l4 != RTE_MBUF_F_TX_TCP_CKSUM && l4 != RTE_MBUF_F_TX_UDP_CKSUM)
+		return -1; /* SCTP: never asked for */
 	/* a fragment has no L4 header to finish (or only its first part of
 	 * the data): a NIC would write into the payload */
-	if ((ol & (DPK_TX_L4_FLAGS | RTE_MBUF_F_TX_TCP_SEG)) &&
-	    (rte_be_to_cpu_16(ip->fragment_offset) & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
+	if (l4 && (rte_be_to_cpu_16(ip->fragment_offset) & (RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)))
 		return -1;
-	if (ol & RTE_MBUF_F_TX_TCP_CKSUM) {
+	if (l4 == RTE_MBUF_F_TX_TCP_CKSUM) {
 		if (ip->next_proto_id != IPPROTO_TCP || m->data_len < RTE_ETHER_HDR_LEN + ihl + sizeof(struct rte_tcp_hdr))
 			return -1;
 		l4_len = (uint16_t) ((((const struct rte_tcp_hdr *) ((uint8_t *) ip + ihl))->data_off >> 4) * 4);
 		if (l4_len < sizeof(struct rte_tcp_hdr) || m->data_len < RTE_ETHER_HDR_LEN + ihl + l4_len)
 			return -1;
-	} else if (ol & RTE_MBUF_F_TX_UDP_CKSUM) {
+	} else if (l4 == RTE_MBUF_F_TX_UDP_CKSUM) {
 		if (ip->next_proto_id != IPPROTO_UDP || m->data_len < RTE_ETHER_HDR_LEN + ihl + sizeof(struct rte_udp_hdr))
 			return -1;
 		l4_len = sizeof(struct rte_udp_hdr);
 	}
-	if ((ol & (RTE_MBUF_F_TX_IP_CKSUM | DPK_TX_L4_FLAGS | RTE_MBUF_F_TX_TCP_SEG)) & ~p->tx_flags_allowed) {
+	if (!dpk_tx_port_honours(p, ol, l4)) {
 		t->st.tx_mark_unsupported++; /* a mark the port cannot honour: the stack was told otherwise */
 		return -1;
 	}
@@ -110,9 +127,9 @@ static int dpk_tx_offload_fields(struct dpk_thread *t, const struct dpk_port *p,
 		ip->hdr_checksum = 0;
 		t->st.tx_ip4_csum++;
 	}
-	if (ol & DPK_TX_L4_FLAGS) {
+	if (l4) {
 		/* the checksum field, as bytes (DPDK's header structs are packed) */
-		uint8_t *field = (uint8_t *) ip + ihl + ((ol & RTE_MBUF_F_TX_TCP_CKSUM)
+		uint8_t *field = (uint8_t *) ip + ihl + (l4 == RTE_MBUF_F_TX_TCP_CKSUM
 							 ? offsetof(struct rte_tcp_hdr, cksum)
 							 : offsetof(struct rte_udp_hdr, dgram_cksum));
 		uint16_t held, want = rte_ipv4_phdr_cksum(ip, 0);
@@ -124,8 +141,6 @@ static int dpk_tx_offload_fields(struct dpk_thread *t, const struct dpk_port *p,
 			t->st.tx_phdr_mismatch++;
 		if (ol & RTE_MBUF_F_TX_TCP_SEG) {
 			uint32_t hdrs = (uint32_t) ihl + l4_len;
-			if (dpk.mtu <= hdrs)
-				return -1;
 			if (p->tso_quirk_l2_in_mtu) /* see port.h */
 				hdrs += m->l2_len;
 			if (dpk.mtu <= hdrs)
@@ -135,7 +150,7 @@ static int dpk_tx_offload_fields(struct dpk_thread *t, const struct dpk_port *p,
 			memcpy(field, &want, sizeof(want));
 			t->st.tx_tso++;
 			t->st.tx_tso_bytes += m->pkt_len;
-		} else if (ol & RTE_MBUF_F_TX_TCP_CKSUM)
+		} else if (l4 == RTE_MBUF_F_TX_TCP_CKSUM)
 			t->st.tx_tcp_csum++;
 		else
 			t->st.tx_udp_csum++;
