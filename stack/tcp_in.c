@@ -35,7 +35,9 @@ static void __iip_tcp_challenge_ack(struct iip_workspace *ws, struct iip_tcp_con
 	}
 	ws->challenge_ack_cnt++;
 	IIP_STATS_INC(ws, rx_tcp_challenge_ack);
-	__iip_tcp_send_ack(ws, c, opaque);
+	/* sent with the batch's output: still one ACK per connection per batch */
+	c->ack_now = 1;
+	__iip_tcp_schedule_output(ws, c, opaque);
 }
 
 /* Hands a packet's new bytes to the application (seed 001: head_off / tail_off). */

@@ -350,6 +350,7 @@ static void __iip_tcp_output(struct iip_workspace *ws, struct iip_tcp_conn *c, v
 	case IIP_TCP_STATE_CLOSING:
 	case IIP_TCP_STATE_LAST_ACK:
 		break;
+	case IIP_TCP_STATE_SYN_RECEIVED: /* unacceptable segments, challenge ACKs (RFC 9293 3.10.7.4, RFC 5961) */
 	case IIP_TCP_STATE_FIN_WAIT_2:
 	case IIP_TCP_STATE_TIME_WAIT:
 		if (c->ack_pending || c->ack_now)
