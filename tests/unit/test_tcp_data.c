@@ -270,6 +270,29 @@ TEST(reassembly_random_overlaps_property)
 	done(&h, &t);
 }
 
+/* one ACK per connection per batch also when the batch holds segments that ask for a challenge ACK
+ * (in-window RST, SYN) or an immediate ACK (PAWS, old duplicate) besides data */
+TEST(batch_one_ack_with_challenge_acks)
+{
+	struct th_host h;
+	struct tp t;
+	struct th_seg segs[4];
+	static uint8_t buf[100];
+	open_conn(&h, &t, 0);
+	pat_fill(buf, 0, 100);
+	segs[0] = tp_seg_at(&t, 1001, ACK, buf, 100);
+	segs[1] = tp_seg_at(&t, 1001 + 500, RST, NULL, 0);
+	segs[2] = tp_seg_at(&t, 1001 + 600, SYN, NULL, 0);
+	segs[3] = tp_seg_at(&t, 901, ACK, buf, 50); /* old duplicate */
+	th_run_batch(&h, segs, 4);
+	EXPECT_SEG(&t, ACK, t.iss + 1, 1101);
+	EXPECT_NONE(&t);
+	CHECK_EQ(th_stats(&h).rx_tcp_challenge_ack, 2);
+	CHECK_EQ(h.rx_len, 100);
+	CHECK_EQ(h.n_closed, 0);
+	done(&h, &t);
+}
+
 int main(void)
 {
 	RUN(rfc1122_4_2_3_2_delayed_ack_timer);
@@ -283,5 +306,6 @@ int main(void)
 	RUN(rfc9293_3_10_7_4_nothing_after_fin);
 	RUN(rfc9293_3_10_7_4_acked_callback_per_packet);
 	RUN(reassembly_random_overlaps_property);
+	RUN(batch_one_ack_with_challenge_acks);
 	TH_SUMMARY();
 }

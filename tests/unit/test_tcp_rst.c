@@ -198,11 +198,37 @@ TEST(rfc9293_3_10_7_4_time_wait_rst_releases_once)
 	done(&h, &t);
 }
 
+/* RFC 5961 3.2 in SYN-RECEIVED: an in-window RST that is not exact gets a challenge ACK, the half-open
+ * connection stays; RFC 9293 3.10.7.4: an unacceptable segment is ACKed there too */
+TEST(rfc5961_3_2_syn_received_challenge_ack)
+{
+	struct th_host h;
+	struct tp t;
+	th_host_init(&h);
+	tp_init(&t, &h);
+	th_listen(&h, 80);
+	tp_send_at(&t, 1000, SYN, NULL, 0);
+	CHECK(tp_pop(&t));
+	t.iss = t.p.seq;
+	tp_send_at(&t, 1001 + 100, RST, NULL, 0);
+	EXPECT_SEG(&t, ACK, t.iss + 1, 1001);
+	CHECK_EQ(WS(&h)->conn_pool_cnt, 63);
+	t.rcv = t.iss + 1;
+	tp_send_at(&t, 1001 + 0x10000000U, ACK, NULL, 0);
+	EXPECT_SEG(&t, ACK, t.iss + 1, 1001);
+	EXPECT_NONE(&t);
+	/* the handshake still completes */
+	tp_send_at(&t, 1001, ACK, NULL, 0);
+	CHECK_EQ(h.n_accepted, 1);
+	done(&h, &t);
+}
+
 int main(void)
 {
 	RUN(rfc5961_3_2_exact_rst_resets);
 	RUN(rfc5961_3_2_in_window_rst_challenge_ack);
 	RUN(rfc5961_3_2_out_of_window_rst_ignored);
+	RUN(rfc5961_3_2_syn_received_challenge_ack);
 	RUN(rfc5961_4_2_syn_in_established_challenge_ack);
 	RUN(rfc5961_7_challenge_ack_rate_limit);
 	RUN(rfc5961_5_2_ack_too_old_challenge_ack);
