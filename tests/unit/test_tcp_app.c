@@ -195,6 +195,96 @@ TEST(rfc7323_4_1_rtt_from_timestamps)
 	done(&h, &t);
 }
 
+/* our final ACK of an active open was lost: the peer's retransmitted SYN-ACK is answered with an ACK */
+TEST(rfc9293_3_10_7_4_duplicate_syn_ack_in_established)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	th_host_init(&h);
+	th_advance_ms(&h, 1);
+	tp_init(&t, &h);
+	tp_active_open(&t, &so);
+	tp_send_at(&t, t.irs, SYN | ACK, NULL, 0);
+	EXPECT_SEG(&t, ACK, t.iss + 1, t.irs + 1);
+	EXPECT_NONE(&t);
+	CHECK_EQ(tp_conn(&t)->state, IIP_TCP_STATE_ESTABLISHED);
+	CHECK_EQ(h.n_connected, 1);
+	done(&h, &t);
+}
+
+/* a SYN-ACK without MSS option: 536-byte segments (RFC 9293 3.7.1) */
+TEST(rfc9293_3_7_1_active_open_default_mss)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	th_host_init(&h);
+	th_advance_ms(&h, 1);
+	tp_init(&t, &h);
+	so.mss = 0;
+	tp_active_open(&t, &so);
+	iip_tcp_set_nodelay(h.ws, t.c, 1);
+	CHECK_EQ(th_app_send_pat(&h, t.c, 0, 1000), 0);
+	EXPECT_DATA(&t, t.iss + 1, t.irs + 1, 536);
+	EXPECT_DATA(&t, t.iss + 537, t.irs + 1, 464);
+	done(&h, &t);
+}
+
+/* the peer shrinks its window below what is in flight (RFC 9293 3.8.6 discourages, must be survived) */
+TEST(rfc9293_3_8_6_peer_shrinks_window)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	uint32_t i;
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	iip_tcp_set_nodelay(h.ws, t.c, 1);
+	for (i = 0; i < 6; i++)
+		CHECK_EQ(th_app_send_pat(&h, t.c, i * 1460, 1460), 0);
+	tp_drain(&t);
+	t.win = 1000;
+	t.rcv = t.iss + 1 + 1460;
+	tp_send(&t, ACK, NULL, 0);
+	EXPECT_NONE(&t);
+	t.rcv = t.iss + 1 + 6 * 1460;
+	t.win = 65535;
+	tp_send(&t, ACK, NULL, 0);
+	CHECK_EQ(h.n_acked, 6);
+	EXPECT_NONE(&t);
+	done(&h, &t);
+}
+
+/* a segment that arrives in two IP fragments is reassembled and delivered */
+TEST(rfc791_fragmented_segment_delivered)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	static uint8_t seg[2000], f[2048];
+	struct th_seg s;
+	struct th_ip d = th_ip_default(6);
+	uint32_t n, l4;
+	static uint8_t data[1200];
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	pat_fill(data, 0, 1200);
+	s = tp_seg_at(&t, 1001, ACK | PSH, data, 1200);
+	n = th_build_tcp(seg, &s);
+	l4 = n - 14 - 20;
+	th_run(&h, f, th_build_frag(f, &d, seg + 34, 0, 608, 1));
+	CHECK_EQ(h.rx_len, 0);
+	th_run(&h, f, th_build_frag(f, &d, seg + 34, 608, l4 - 608, 0));
+	CHECK_EQ(h.rx_len, 1200);
+	CHECK(pat_check(h.rx_data, 0, 1200));
+	th_advance_ms(&h, 50);
+	EXPECT_SEG(&t, ACK, t.iss + 1, 2201);
+	done(&h, &t);
+}
+
 int main(void)
 {
 	RUN(batch_reply_piggybacks_ack);
@@ -204,5 +294,9 @@ int main(void)
 	RUN(rfc9293_3_10_7_4_out_of_order_fin);
 	RUN(rfc7323_2_active_open_without_peer_wscale);
 	RUN(rfc7323_4_1_rtt_from_timestamps);
+	RUN(rfc9293_3_10_7_4_duplicate_syn_ack_in_established);
+	RUN(rfc9293_3_7_1_active_open_default_mss);
+	RUN(rfc9293_3_8_6_peer_shrinks_window);
+	RUN(rfc791_fragmented_segment_delivered);
 	TH_SUMMARY();
 }
