@@ -157,7 +157,7 @@ FZ_NO_COV static void fz_fix_frame(uint8_t *f, uint32_t len, uint8_t flags)
 }
 
 /* Reads one frame (FZ_OP_FRAME's arguments) into a packet, chained if asked. */
-static struct fz_pkt *fz_read_frame(struct fz_in *in)
+static struct fz_pkt *fz_read_frame(struct fz_host *h, struct fz_in *in)
 {
 	uint8_t flags = fz_u8(in), split = 0;
 	uint32_t len, avail;
@@ -172,6 +172,8 @@ static struct fz_pkt *fz_read_frame(struct fz_in *in)
 	in->i += len;
 	fz_fix_frame(fz_frame, len, flags);
 	fz_pending_workarounds(fz_frame, len);
+	if (len >= 34 && fz_be16(fz_frame + 12) == 0x0800 && fz_frame[14 + 9] == 6)
+		h->raw_tcp = 1; /* TCP payload of the fuzzer's own */
 	FZ_TRACE("  frame %u bytes, flags 0x%02x%s\n", len, flags, (flags & FZ_FR_CHAIN) ? " (chained)" : "");
 	if ((flags & FZ_FR_CHAIN) && 1U + split < len) {
 		p = fz_rx_pkt(fz_frame, 1U + split);
@@ -231,8 +233,9 @@ FZ_NO_COV static uint32_t fz_build_tcp(uint8_t *f, const struct fz_seg *s)
 	fz_put16(t + 16, 0);
 	fz_put16(t + 18, 0);
 	memcpy(t + 20, s->opt, s->opt_len);
+	/* each payload byte is its sequence number's low byte: the app checks it */
 	for (i = 0; i < s->plen; i++)
-		t[thl + i] = (uint8_t) (s->seq + i);
+		t[thl + i] = (uint8_t) (s->seq + ((s->flags & IIP_TCP_FLAG_SYN) ? 1 : 0) + i);
 	fz_put16(t + 16, fz_fold(fz_sum(t, thl + s->plen, fz_pseudo(f + 14, 6, thl + s->plen))));
 	fz_pending_workarounds(f, 34 + thl + s->plen);
 	return 34 + thl + s->plen;
@@ -632,9 +635,12 @@ static void fz_op_frags(struct fz_host *h, struct fz_in *in)
 		fz_put16(dgram + 4, id);
 		fz_put16(dgram + 2, fz_fold(fz_sum(dgram, total, 0)));
 	} else if (proto == 6) {
+		uint32_t isn = fz_peer_isn((uint16_t) (20000 + 7 * (id & 63)));
+		for (i = hdr; i < total; i++)
+			dgram[i] = (uint8_t) (isn + 1 + i - hdr); /* as fz_build_tcp */
 		fz_put16(dgram, (uint16_t) (20000 + 7 * (id & 63)));
 		fz_put16(dgram + 2, 80);
-		fz_put32(dgram + 4, fz_peer_isn((uint16_t) (20000 + 7 * (id & 63))));
+		fz_put32(dgram + 4, isn);
 		dgram[12] = 0x50;
 		dgram[13] = IIP_TCP_FLAG_SYN;
 		fz_put16(dgram + 14, 65535);
@@ -715,7 +721,7 @@ static void fz_ops(struct fz_host *h, struct fz_in *in)
 			{
 				struct fz_pkt *p;
 				FZ_TRACE("FRAME\n");
-				p = fz_read_frame(in);
+				p = fz_read_frame(h, in);
 				fz_run(h, &p, 1);
 			}
 			break;
@@ -725,7 +731,7 @@ static void fz_ops(struct fz_host *h, struct fz_in *in)
 				uint16_t n = (uint16_t) (1 + fz_u8(in) % 4), i;
 				FZ_TRACE("BATCH of %u\n", n);
 				for (i = 0; i < n; i++)
-					p[i] = fz_read_frame(in);
+					p[i] = fz_read_frame(h, in);
 				fz_run(h, p, n);
 			}
 			break;
@@ -897,7 +903,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 int main(int argc, char **argv)
 {
 	struct timespec t0, t1;
-	int i, r, repeat = getenv("FUZZ_REPEAT") ? atoi(getenv("FUZZ_REPEAT")) : 1;
+	int i, r, status = 0, repeat = getenv("FUZZ_REPEAT") ? atoi(getenv("FUZZ_REPEAT")) : 1;
 	fz_trace = getenv("FUZZ_TRACE") != NULL;
 	setvbuf(stdout, NULL, _IOLBF, 0); /* the trace survives an abort() */
 	for (i = 1; i < argc; i++) {
@@ -906,7 +912,8 @@ int main(int argc, char **argv)
 		size_t n;
 		if (!f) {
 			fprintf(stderr, "fuzz_frames: cannot open %s\n", argv[i]);
-			return 2;
+			status = 2;
+			continue;
 		}
 		n = fread(buf, 1, sizeof(buf), f);
 		fclose(f);
@@ -917,6 +924,6 @@ int main(int argc, char **argv)
 		printf("replayed %s (%zu bytes, %.3f ms per run)\n", argv[i], n,
 		       ((t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6) / (repeat > 0 ? repeat : 1));
 	}
-	return 0;
+	return status;
 }
 #endif

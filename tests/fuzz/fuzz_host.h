@@ -177,7 +177,10 @@ struct fz_host {
 	uint32_t alloc_count;
 	uint32_t send_budget;
 	void *handles[FZ_MAX_HANDLES];	/* connections the app was told about and not yet closed */
+	uint32_t rx_next[FZ_MAX_HANDLES];	/* sequence number of the next byte the app expects */
+	uint8_t rx_started[FZ_MAX_HANDLES];	/* ... once the first byte arrived */
 	uint32_t n_handles;
+	uint8_t raw_tcp;	/* the input sent raw TCP frames: payload bytes are the fuzzer's */
 	struct fz_seen seen[FZ_RING];
 	uint32_t n_seen;
 	uint32_t frames_out;
@@ -205,8 +208,10 @@ static void fz_handle_add(struct fz_host *h, void *handle)
 {
 	if (fz_handle_index(h, handle) >= 0)
 		FZ_FAIL("connection %p announced twice (accepted/connected) without closed", handle);
-	if (h->n_handles < FZ_MAX_HANDLES)
+	if (h->n_handles < FZ_MAX_HANDLES) {
+		h->rx_started[h->n_handles] = 0;
 		h->handles[h->n_handles++] = handle;
+	}
 }
 
 /* A handle the app may use: the stack must still run the connection. */
@@ -558,6 +563,29 @@ static void *iip_ops_tcp_connected(void *context, void *handle, void *pkt, void 
 	return h;
 }
 
+/*
+ * What the app receives must be the peer's byte stream: each delivery starts
+ * where the previous one ended (no byte lost, none twice), and, unless the
+ * input sent raw TCP frames, every byte holds the value the harness gives
+ * the byte at that sequence number ((uint8_t) seq, see fz_build_tcp).
+ */
+FZ_NO_COV static void fz_check_stream(struct fz_host *h, int i, void *pkt, const uint8_t *payload, uint32_t head_off, uint32_t n)
+{
+	void *opaque = h->opaque;
+	uint32_t first = __iip_ntohl(PB_TCP(pkt)->seq_be) + (PB_TCP_HDR_HAS_SYN(pkt) ? 1 : 0) + head_off, k;
+	if (!n || i < 0)
+		return;
+	if (h->rx_started[i] && first != h->rx_next[i])
+		FZ_FAIL("tcp_payload: delivery starts at sequence %u, the stream is at %u", first, h->rx_next[i]);
+	h->rx_started[i] = 1;
+	h->rx_next[i] = first + n;
+	if (h->raw_tcp)
+		return;
+	for (k = 0; k < n; k++)
+		if (payload[head_off + k] != (uint8_t) (first + k))
+			FZ_FAIL("tcp_payload: byte at sequence %u is 0x%02x, the peer sent 0x%02x", first + k, payload[head_off + k], (uint8_t) (first + k));
+}
+
 static void iip_ops_tcp_payload(void *context, void *handle, void *pkt, void *tcp_opaque, uint16_t head_off, uint16_t tail_off, void *opaque)
 {
 	struct fz_host *h = fz_host_of(opaque);
@@ -576,6 +604,7 @@ static void iip_ops_tcp_payload(void *context, void *handle, void *pkt, void *tc
 		FZ_FAIL("tcp_payload: head_off %u + tail_off %u > payload %u", head_off, tail_off, plen);
 	n = plen - head_off - tail_off;
 	fz_pkt_linearize(p, fz_out_buf, sizeof(fz_out_buf)); /* the app reads every byte */
+	fz_check_stream(h, fz_handle_index(h, handle), pkt, fz_out_buf + off, head_off, n);
 	if ((h->app & FZ_A_ECHO) && n && h->send_budget) {
 		struct fz_pkt *e = fz_pkt_new(n, 0);
 		memcpy(e->data, fz_out_buf + off + head_off, n);
@@ -618,7 +647,10 @@ static void iip_ops_tcp_closed(void *handle, uint8_t local_mac[], uint32_t local
 	}
 	if (tcp_opaque != h)
 		FZ_FAIL("tcp_closed: wrong tcp_opaque");
-	h->handles[i] = h->handles[--h->n_handles];
+	--h->n_handles;
+	h->handles[i] = h->handles[h->n_handles];
+	h->rx_next[i] = h->rx_next[h->n_handles];
+	h->rx_started[i] = h->rx_started[h->n_handles];
 }
 
 static void iip_ops_udp_payload(void *context, void *pkt, void *opaque)
