@@ -790,6 +790,18 @@ static void dpk_print_stats(void)
 		       (unsigned long long) s->iterations, (unsigned long long) s->sleeps,
 		       (unsigned long long) s->rx_wakeups, (unsigned long long) s->steer_wakeups);
 	}
+	for (i = 0; i < dpk.nthreads; i++) {
+		uint32_t pb_free = 0, pb_total = 0, conn_free = 0, conn_total = 0;
+		iip_pool_counts(dpk.threads[i].workspace, &pb_free, &pb_total, &conn_free, &conn_total);
+		printf("dpdk: thread %u: stack pools at exit: packet wrappers %u of %u free, connections %u of %u free\n",
+		       i, pb_free, pb_total, conn_free, conn_total);
+	}
+	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
+		if (dpk.pools[i])
+			printf("dpdk: socket %u: mbufs in use at exit: %u of %u (driver receive rings, the stack's queues), "
+			       "clones %u of %u\n", i, rte_mempool_in_use_count(dpk.pools[i]), dpk.pools[i]->size,
+			       dpk.clone_pools[i] ? rte_mempool_in_use_count(dpk.clone_pools[i]) : 0,
+			       dpk.clone_pools[i] ? dpk.clone_pools[i]->size : 0);
 	for (i = 0; i < dpk.nports; i++) {
 		struct rte_eth_stats es;
 		if (!dpk.ports[i].started || rte_eth_stats_get(dpk.ports[i].id, &es) != 0)
@@ -851,7 +863,7 @@ static int dpk_main(int argc, char *const *argv)
 		(void) iip_run; (void) iip_udp_send; (void) iip_tcp_connect; (void) iip_tcp_rxbuf_consumed;
 		(void) iip_tcp_close; (void) iip_tcp_send; (void) iip_arp_request; (void) iip_add_tcp_conn;
 		(void) iip_add_pb; (void) iip_tcp_conn_size; (void) iip_pb_size; (void) iip_workspace_size;
-		(void) helper_ip4_get_connection_affinity;
+		(void) helper_ip4_get_connection_affinity; (void) iip_pool_counts;
 	}
 	if (argc < 1)
 		return 2;

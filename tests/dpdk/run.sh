@@ -236,6 +236,16 @@ stopped_ok() { # name log
 	else tail -5 "$2" | sed 's/^/  | /'; bad "$1: SIGTERM, exit status 0"; fi
 }
 
+# every packet wrapper back in the stack's pool once the clients are done
+# (nothing left unacknowledged or held out of order)
+pools_ok() { # name log
+	local line
+	line=$(grep '^dpdk: thread .*: stack pools at exit' "$2")
+	if [ -n "$line" ] && ! echo "$line" | awk '{ for (i = 1; i <= NF; i++) if ($i == "wrappers" && $(i + 1) != $(i + 3)) bad = 1 } END { exit !bad }'; then
+		ok "$1: every packet wrapper back in the pool at exit"
+	else echo "$line" | sed 's/^/  | /'; bad "$1: packet wrappers back in the pool at exit"; fi
+}
+
 # ---- net_af_packet ----------------------------------------------------------------------
 if NETNS_ADDR_A="" "$ROOT/tools/netns.sh" up "$AFP" >"$OUT/netns.log" 2>&1; then
 	NSA="$AFP-a"; NSB="$AFP-b"; IP=10.99.0.1
@@ -249,6 +259,7 @@ if NETNS_ADDR_A="" "$ROOT/tools/netns.sh" up "$AFP" >"$OUT/netns.log" 2>&1; then
 			bad "af_packet: start line reports the port's offloads"
 		http_checks af_packet "$NSB" $IP
 		stopped_ok af_packet "$log"
+		pools_ok af_packet "$log"
 		[ "$(stat "$log" 'multi-segment')" -gt 0 ] && ok "af_packet: scatter-gather frames sent ($(stat "$log" 'multi-segment'))" ||
 			bad "af_packet: no scatter-gather frame sent"
 	else bad "af_packet: server start"; fi
@@ -309,6 +320,7 @@ if ip netns add "$TAPNS" && ip -n "$TAPNS" link set lo up; then
 			ok "tap: start line: checksum and TSO offered and used" || bad "tap: start line: checksum and TSO used"
 		http_checks tap "$TAPNS" $IP
 		stopped_ok tap "$log"
+		pools_ok tap "$log"
 		tso=$(stat "$log" 'tso'); l4=$(stat "$log" 'l4 checksum good'); ph=$(stat "$log" 'mismatch')
 		csum=$(stat "$log" 'ip4 checksum offloaded')
 		if [ "$tso" -gt 0 ] && [ "$l4" -gt 0 ] && [ "$csum" -gt 0 ] && [ "$ph" -eq 0 ]; then
@@ -360,6 +372,7 @@ if ip netns add "$TAPNS" && ip -n "$TAPNS" link set lo up; then
 			bad "tap 2 lcores -e 10: receive interrupts used"
 		echo_checks "tap 2 lcores -e 10" "$TAPNS" $IP 6
 		stopped_ok "tap 2 lcores -e 10" "$log"
+		pools_ok "tap 2 lcores -e 10" "$log"
 		affinity_check "tap 2 lcores -e 10" "$log" 6
 		sl=$(stat "$log" 'sleeps'); wk=$(stat "$log" 'interrupt wakeups')
 		if [ "$sl" -gt 0 ] && [ "$wk" -gt 0 ]; then ok "tap 2 lcores -e 10: threads slept $sl times, woken by receive interrupts $wk times"
