@@ -118,7 +118,7 @@ components() { # components <callgrind out file>
     /^ *[0-9,]+ +\( *[0-9.]+%\) +[^ ]+:/ {
       n = $1; gsub(",", "", n); f = $0; sub(/^ *[0-9,]+ +\( *[0-9.]+%\) +/, "", f)
       if (f ~ /(^|\/)stack\//) s += n; else if (f ~ /(^|\/)apps\//) a += n; else if (f ~ /(^|\/)io\//) b += n; else o += n }
-    END { printf "%d %d %d %d\n", s, a, b, o }'
+    END { printf "%.0f %.0f %.0f %.0f\n", s, a, b, o }'
 }
 
 # per-unit marginal cost of each component between two runs
