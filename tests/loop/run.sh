@@ -142,6 +142,9 @@ scenario reorder20            xfer "-O 0.2 -S 21"            "-n $(sz $((16 * M)
 scenario dup20                xfer "-U 0.2 -S 22"            "-n $(sz $((16 * M))) -b"
 scenario delay10ms-loss1      xfer "-D 10000 -L 0.01 -S 23"  "-n $(sz $((32 * M))) -b"
 scenario delay10ms-100mbit-loss-tso xfer "-D 10000 -B 100 -L 0.005 -S 24 -F sg,tso,csum,lro" "-n $(sz $((32 * M))) -b -A"
+# the other congestion controller (CUBIC, iip_tcp_set_cc)
+scenario cubic-delay10ms-loss1 xfer "-D 10000 -L 0.01 -S 32" "-n $(sz $((32 * M))) -b -K"
+scenario cubic-100mbit-loss-reorder xfer "-D 5000 -B 100 -L 0.005 -O 0.01 -S 33" "-n $(sz $((64 * M))) -K"
 # 3. small bandwidth-delay product: 10 Mbit/s, 5 ms one way; then an 8-packet window too
 scenario bdp-10mbit-5ms       xfer "-B 10 -D 5000"           "-n $(sz $((4 * M))) -b"
 scenario bdp-smallwin         xfer_smallwin "-B 10 -D 5000"  "-n $(sz $((4 * M))) -b"

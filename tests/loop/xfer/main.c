@@ -33,6 +33,7 @@
  *               every buffer in its send queue, a host cannot receive the
  *               ACKs that would drain it) default 3072
  *     -N        TCP_NODELAY on every connection
+ *     -K        CUBIC congestion control on every connection (iip_tcp_set_cc)
  *     -A        also send from iip_ops_tcp_acked, i.e. inside iip_run, so
  *               that the stack sends a batch's data together (TSO frames);
  *               by default the application sends from __app_loop only
@@ -141,6 +142,7 @@ struct xfer_app {
 	uint64_t seed;
 	int bidir, reverse, nodelay;
 	int send_in_callbacks;         /* -A */
+	int cubic;                     /* -K: CUBIC instead of NewReno */
 	int flip_set;                  /* -X */
 	uint64_t flip_at;
 	uint32_t read_rate;            /* -z: packets consumed per ms, 0 = at once */
@@ -647,6 +649,8 @@ static void *iip_ops_tcp_accepted(void *context, void *handle, void *pkt, void *
 	c->local_port = a->port;
 	if (a->nodelay)
 		iip_tcp_set_nodelay(context, handle, 1);
+	if (a->cubic)
+		iip_tcp_set_cc(context, handle, IIP_TCP_CC_CUBIC);
 	if (!xfer_sends_payload(a, 0)) {
 		xfer_tx_setup(c, XFER_S2C); /* nothing to send: ready to close after the FIN */
 	}
@@ -667,6 +671,8 @@ static void *iip_ops_tcp_connected(void *context, void *handle, void *pkt, void 
 	c->established = 1;
 	if (a->nodelay)
 		iip_tcp_set_nodelay(context, handle, 1);
+	if (a->cubic)
+		iip_tcp_set_cc(context, handle, IIP_TCP_CC_CUBIC);
 	xfer_work_add(c);
 	return c;
 }
@@ -740,6 +746,7 @@ static void xfer_usage(const char *prog)
 		"            own send queue leaves no buffer to receive the ACKs that drain it\n"
 		"  -N        TCP_NODELAY (Nagle off)\n"
 		"  -A        also send from iip_ops_tcp_acked (inside iip_run: the stack batches, TSO)\n"
+		"  -K        CUBIC congestion control (iip_tcp_set_cc) instead of NewReno\n"
 		"  -X OFF    self-test: flip a bit of payload byte OFF of every stream this host sends\n"
 		"  -z PKTS   slow reader: report at most PKTS received packets consumed per ms\n"
 		"  -i ID     client: first connection id (several clients: disjoint ranges)\n"
@@ -782,7 +789,7 @@ static void *__app_init(int argc, char *const *argv)
 	a->nbytes = 1024 * 1024;
 	a->wsize = 1448;
 	a->tx_budget = 3072;
-	while ((opt = getopt(argc, argv, "s:p:c:k:n:R:brw:q:NAX:z:i:e:h")) != -1) {
+	while ((opt = getopt(argc, argv, "s:p:c:k:n:R:brw:q:NAKX:z:i:e:h")) != -1) {
 		switch (opt) {
 		case 's':
 			if (inet_pton(AF_INET, optarg, &in) != 1) {
@@ -803,6 +810,7 @@ static void *__app_init(int argc, char *const *argv)
 		case 'q': if (xfer_num(optarg, 1, 1u << 24, &v)) err = 1; a->tx_budget = (uint32_t) v; break;
 		case 'N': a->nodelay = 1; break;
 		case 'A': a->send_in_callbacks = 1; break;
+		case 'K': a->cubic = 1; break;
 		case 'i': if (xfer_num(optarg, 0, UINT32_MAX, &v)) err = 1; a->first_id = v; break;
 		case 'e': if (xfer_num(optarg, 1, 1ull << 32, &v)) err = 1; a->expected = v; break;
 		case 'z': if (xfer_num(optarg, 1, 1u << 20, &v)) err = 1; a->read_rate = (uint32_t) v; break;
