@@ -40,6 +40,23 @@ static void __iip_tcp_challenge_ack(struct iip_workspace *ws, struct iip_tcp_con
 	__iip_tcp_schedule_output(ws, c, opaque);
 }
 
+/*
+ * New in-order data of len bytes arrived: ACK at once once two full-sized
+ * segments are unacknowledged (RFC 5681 4.2, RFC 1122 4.2.3.2), else let
+ * the delayed-ACK timer run.  A large (LRO/GRO) packet counts as the
+ * segments it carries, so it is acknowledged at once.
+ */
+static void __iip_tcp_ack_policy(struct iip_tcp_conn *c, uint32_t len)
+{
+	uint32_t segs = len > c->rcv_mss ? len / c->rcv_mss : 1;
+	if (c->segs_unacked + segs >= 2)
+		c->ack_now = 1;
+	else {
+		c->segs_unacked++;
+		c->ack_pending = 1;
+	}
+}
+
 /* Hands a packet's new bytes to the application (seed 001: head_off / tail_off). */
 static void __iip_tcp_deliver(struct iip_workspace *ws, struct iip_tcp_conn *c, void *pkt, uint32_t head_off, uint32_t tail_off, void *opaque)
 {
@@ -200,10 +217,7 @@ static void __iip_tcp_data_in(struct iip_workspace *ws, struct iip_tcp_conn *c, 
 	{
 		uint32_t head_off = c->rcv_nxt - seq;
 		c->rcv_nxt = seq + len;
-		if (++c->segs_unacked >= 2)
-			c->ack_now = 1; /* RFC 5681 4.2: at least every second segment */
-		else
-			c->ack_pending = 1;
+		__iip_tcp_ack_policy(c, len);
 		if (fin && !c->app_notified) {
 			iip_ops_pkt_free(pkt, opaque);
 			__iip_tcp_fin_in(ws, c, opaque);
@@ -410,6 +424,10 @@ static void __iip_tcp_handshake_done(struct iip_workspace *ws, struct iip_tcp_co
 		__iip_tcp_rtt_sample(c, __iip_tcp_ts_now(ws, c) - s->opts.ts_ecr);
 	else if (c->rtt_timing)
 		__iip_tcp_rtt_sample(c, ws->now_ms - c->rtt_start_ms);
+	else if (c->retries && !c->srtt8)
+		/* RFC 6298 5.7: the SYN or SYN-ACK timed out and no sample
+		 * exists: the RTO is re-initialised to 3 s for the data */
+		c->rto_ms = __iip_max(3000U, (uint32_t) IIP_CONF_TCP_RTO_MIN_MS);
 	c->rtt_timing = 0;
 	c->retries = 0;
 	c->backoff = 0;
@@ -654,10 +672,7 @@ static uint8_t __iip_tcp_fast_path(struct iip_workspace *ws, struct iip_tcp_conn
 	IIP_STATS_INC(ws, rx_tcp_fast_path);
 	c->last_rx_ms = ws->now_ms;
 	c->rcv_nxt += s->payload_len;
-	if (++c->segs_unacked >= 2)
-		c->ack_now = 1;
-	else
-		c->ack_pending = 1;
+	__iip_tcp_ack_policy(c, s->payload_len);
 	__iip_tcp_deliver(ws, c, pkt, 0, 0, opaque);
 	__iip_tcp_schedule_output(ws, c, opaque);
 	return 1;
