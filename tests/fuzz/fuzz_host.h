@@ -239,6 +239,13 @@ static struct fz_pkt *fz_app_pkt(uint32_t len, uint8_t seed)
 	return p;
 }
 
+FZ_NO_COV static void fz_fill_seq(uint8_t *p, uint32_t len, uint32_t seq)
+{
+	uint32_t i;
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t) (seq + i);
+}
+
 /* The app sends len bytes on a connection; a refused packet stays the app's. */
 static void fz_app_tcp_send(struct fz_host *h, void *handle, uint32_t len, uint16_t flags)
 {
@@ -246,7 +253,11 @@ static void fz_app_tcp_send(struct fz_host *h, void *handle, uint32_t len, uint1
 	if (!h->send_budget)
 		return;
 	h->send_budget--;
-	p = fz_app_pkt(len, (uint8_t) h->send_budget);
+	p = fz_pkt_new(len, 0);
+	p->len = (uint16_t) len;
+	/* byte k of the stream is the low byte of its sequence number: every
+	 * segment the stack sends is checked against it (iip_ops_l2_push) */
+	fz_fill_seq(p->data, len, ((struct iip_tcp_conn *) handle)->snd_queued);
 	if (flags & 0x80) /* not a TCP flag: the app (wrongly) hands over a chain */
 		p->next = fz_app_pkt(10, 0);
 	if (iip_tcp_send(h->ws, handle, p, flags, h->opaque) != 0)
@@ -456,6 +467,10 @@ FZ_NO_COV static void iip_ops_l2_push(void *pkt, void *opaque)
 			if (fz_trace)
 				printf("    stack sent %u -> %u flags 0x%02x seq %u ack %u win %u options %u payload %u%s\n", s->sport, s->dport,
 				       s->flags, s->seq, s->ack, fz_be16(t + 14), thl - 20, l4_len - thl, p->ol_tso ? " (TSO)" : "");
+			for (i = thl; i < l4_len; i++)
+				if (t[i] != (uint8_t) (s->seq + ((s->flags & IIP_TCP_FLAG_SYN) ? 1 : 0) + i - thl))
+					FZ_FAIL("TCP payload byte at sequence %u is 0x%02x, the app queued 0x%02x there",
+						s->seq + i - thl, t[i], (uint8_t) (s->seq + i - thl));
 			for (i = 20; i < thl;) {
 				if (t[i] == 0)
 					break;
@@ -605,14 +620,8 @@ static void iip_ops_tcp_payload(void *context, void *handle, void *pkt, void *tc
 	n = plen - head_off - tail_off;
 	fz_pkt_linearize(p, fz_out_buf, sizeof(fz_out_buf)); /* the app reads every byte */
 	fz_check_stream(h, fz_handle_index(h, handle), pkt, fz_out_buf + off, head_off, n);
-	if ((h->app & FZ_A_ECHO) && n && h->send_budget) {
-		struct fz_pkt *e = fz_pkt_new(n, 0);
-		memcpy(e->data, fz_out_buf + off + head_off, n);
-		e->len = (uint16_t) n;
-		h->send_budget--;
-		if (iip_tcp_send(h->ws, handle, e, IIP_TCP_FLAG_PSH, h->opaque) != 0)
-			fz_pkt_free(e);
-	}
+	if ((h->app & FZ_A_ECHO) && n)
+		fz_app_tcp_send(h, handle, n, IIP_TCP_FLAG_PSH); /* as many bytes back */
 	if (h->app & FZ_A_CONSUME)
 		iip_tcp_rxbuf_consumed(h->ws, handle, 1, h->opaque);
 	if ((h->app & FZ_A_CLOSE_ON_FIN) && PB_TCP_HDR_HAS_FIN(pkt))
