@@ -155,6 +155,9 @@ bulk_callgrind() {
 what=("$@")
 [ ${#what[@]} -eq 0 ] && what=(pingpong bulk callgrind)
 echo "loop backend, one thread, $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); binary $BIN"
+if [ -d "$root/.git" ] && command -v git >/dev/null 2>&1; then
+  echo "source: commit $(git -C "$root" rev-parse --short HEAD)$(git -C "$root" status --porcelain -- stack io apps/bench | grep -q . && echo ' + uncommitted changes in stack/, io/ or apps/bench/'), $(date -u '+%Y-%m-%d %H:%M UTC')"
+fi
 for w in "${what[@]}"; do
   case $w in
     pingpong) pingpong_real ;;
