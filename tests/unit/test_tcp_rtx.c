@@ -202,6 +202,53 @@ TEST(rfc5681_3_1_rto_loss_window)
 	done(&h, &t);
 }
 
+/* RFC 6298 5.7: when the SYN (or SYN-ACK) timed out and no RTT sample exists, the RTO is 3 s once data flows */
+TEST(rfc6298_5_7_rto_3s_after_syn_timeout)
+{
+	struct th_host h;
+	struct tp t;
+	struct th_seg s;
+	uint8_t peer_mac[6] = TH_MAC_PEER;
+	uint8_t o[4] = { 2, 4, 0x05, 0xb4 };
+	th_host_init(&h);
+	th_advance_ms(&h, 1);
+	tp_init(&t, &h);
+	CHECK_EQ(iip_tcp_connect(h.ws, h.mac, h.ip_be, htons_(80), peer_mac, htonl_(TH_IP_PEER), htons_(40000), h.opaque), 0);
+	CHECK(tp_pop(&t));
+	t.iss = t.p.seq;
+	t.rcv = t.iss + 1;
+	th_advance_ms(&h, 1000);
+	CHECK(tp_pop(&t)); /* the SYN again */
+	th_advance_ms(&h, 10);
+	s = tp_seg_at(&t, t.irs, SYN | ACK, NULL, 0);
+	s.opts = o;
+	s.opts_len = 4;
+	th_send_seg(&h, &s);
+	t.c = h.handle;
+	CHECK(t.c != NULL);
+	if (t.c)
+		CHECK_EQ(rto_of(&t), 3000);
+	tp_drain(&t);
+	done(&h, &t);
+
+	/* passive side: the SYN-ACK retransmitted */
+	th_host_init(&h);
+	tp_init(&t, &h);
+	th_listen(&h, 80);
+	tp_send_at(&t, 1000, SYN, NULL, 0);
+	CHECK(tp_pop(&t));
+	t.iss = t.p.seq;
+	th_advance_ms(&h, 1000);
+	CHECK(tp_pop(&t));
+	t.rcv = t.iss + 1;
+	tp_send_at(&t, 1001, ACK, NULL, 0);
+	t.c = h.handle;
+	CHECK(t.c != NULL);
+	if (t.c)
+		CHECK_EQ(rto_of(&t), 3000);
+	done(&h, &t);
+}
+
 int main(void)
 {
 	RUN(rfc6298_2_2_first_sample);
@@ -211,5 +258,6 @@ int main(void)
 	RUN(rfc6298_3_karn);
 	RUN(rfc6298_5_3_timer_restart_on_ack);
 	RUN(rfc5681_3_1_rto_loss_window);
+	RUN(rfc6298_5_7_rto_3s_after_syn_timeout);
 	TH_SUMMARY();
 }
