@@ -277,6 +277,23 @@ static __iip_unused_fn void *tm_app_pkt_clone(void *pkt, void *opaque)
 	return (void *) tm_app_submit(p, &m, 0);
 }
 
+#ifdef THREADMODEL_APP_CLOCK
+static __iip_unused_fn void tm_app_util_now_ns(uint32_t t[3], void *opaque)
+{
+	struct tm_pair *p = tm_app_pair(opaque);
+	uint64_t now, s;
+	if (p->model == TM_UNIFIED) {
+		iip_ops_util_now_ns(t, p->net_opaque);
+		return;
+	}
+	now = tm_raw_ns() + (uint64_t) p->clock_offset_ns;
+	s = now / 1000000000ull;
+	t[0] = (uint32_t) (s >> 32);
+	t[1] = (uint32_t) s;
+	t[2] = (uint32_t) (now % 1000000000ull);
+}
+#endif
+
 /* ---- events ------------------------------------------------------------------------- */
 
 /* accept / accepted / connected: take the workspace, run the callback as in unified */

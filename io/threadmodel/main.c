@@ -42,6 +42,7 @@
 #undef iip_ops_pkt_alloc
 #undef iip_ops_pkt_free
 #undef iip_ops_pkt_clone
+#undef iip_ops_util_now_ns
 
 #include <pthread.h>
 #include <sched.h>

@@ -470,6 +470,7 @@ static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque)
 	p->close_log = tm_alloc_or_die(sizeof(void *) * TM_CLOSE_LOG);
 	tm_bell_init(&p->bell);
 	p->pin_cpu = tm_choose_cpu(p);
+	p->clock_offset_ns = tm_clock_offset(opaque);
 	tm_net_refill(p);
 	pthread_attr_init(&attr);
 	if (p->pin_cpu >= 0) {

@@ -101,6 +101,7 @@ struct tm_pair {
 	uint8_t mac[IIP_CONF_L2ADDR_LEN_MAX];
 	uint32_t ip4_be;
 	int pin_cpu;                      /* -1: not pinned */
+	int64_t clock_offset_ns;          /* backend clock - CLOCK_MONOTONIC_RAW */
 
 	/* counters: networking thread (ev_*, op_*, def_*, drop_*) and application thread (app_*) */
 	uint64_t ev_posted, ev_dropped_clone, op_done, def_sends, drop_stale, drop_refused, drop_unknown;
@@ -113,6 +114,24 @@ struct tm_global {
 	_Atomic uint32_t npairs;
 	struct tm_pair *_Atomic pairs[TM_MAX_CORES];
 };
+
+static inline uint64_t tm_raw_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+/* the backend's clock minus CLOCK_MONOTONIC_RAW, read on the networking thread */
+static int64_t tm_clock_offset(void *net_opaque)
+{
+	uint32_t t[3];
+	uint64_t before = tm_raw_ns(), backend, after;
+	iip_ops_util_now_ns(t, net_opaque);
+	after = tm_raw_ns();
+	backend = (((uint64_t) t[0] << 32 | t[1]) * 1000000000ull) + t[2];
+	return (int64_t) (backend - (before + (after - before) / 2));
+}
 
 static inline void tm_relax(void)
 {

@@ -37,6 +37,20 @@ static void *tm_app_pkt_alloc(void *opaque);
 static void tm_app_pkt_free(void *pkt, void *opaque);
 static void *tm_app_pkt_clone(void *pkt, void *opaque);
 
+/*
+ * The clock, when the application uses the backend's (COMPAT.md section 3):
+ * a backend's clock need not be callable from another thread (io/loop
+ * caches the time in a global), so the application thread reads
+ * CLOCK_MONOTONIC_RAW shifted onto the backend's clock, measured once on
+ * the networking thread.  A virtual clock (io/loop -V) does not make sense
+ * with split or merge: the application thread runs in real time.
+ */
+#ifdef APP_IIP_OPS_UTIL_NOW_NS_NONE
+#define THREADMODEL_APP_CLOCK 1
+static void tm_app_util_now_ns(uint32_t t[3], void *opaque);
+#define iip_ops_util_now_ns tm_app_util_now_ns
+#endif
+
 #define __app_init tm_inner_app_init
 #define __app_thread_init tm_inner_app_thread_init
 #define __app_loop tm_inner_app_loop
