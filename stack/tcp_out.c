@@ -233,7 +233,9 @@ static uint16_t __iip_tcp_xmit(struct iip_workspace *ws, struct iip_tcp_conn *c,
 	((uint8_t *) th)[13] = flags;
 	th->win_be = __iip_htons(__iip_tcp_window_field(c, (flags & IIP_TCP_FLAG_SYN) != 0));
 	th->csum_be = 0;
-	th->urg_p_be = 0;
+	/* RFC 9293 3.8.5 / RFC 6093: the urgent pointer is the offset of the
+	 * octet after the urgent data (the whole segment); 0 would be invalid */
+	th->urg_p_be = (flags & IIP_TCP_FLAG_URG) ? __iip_htons((uint16_t) len) : 0;
 	__iip_memcpy(th + 1, opts, optlen);
 	__iip_ip4_hdr_fill(ws, out, ip, IIP_IP4_PROTO_TCP, c->local_ip4_be, c->peer_ip4_be,
 			   (uint16_t) (sizeof(*ip) + th_len + len), ws->ip4_id++, IIP_IP4_OFF_DF, opaque);
