@@ -285,6 +285,27 @@ TEST(rfc791_fragmented_segment_delivered)
 	done(&h, &t);
 }
 
+/* PSH/URG from iip_tcp_send: PSH set on the segment; URG comes with an urgent pointer that points at the octet
+ * after the urgent data (RFC 9293 3.8.5, RFC 6093), never 0 */
+TEST(rfc9293_3_8_5_urgent_pointer)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	struct th_pkt *p;
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	p = th_pkt_new();
+	pat_fill(p->data, 0, 20);
+	p->len = 20;
+	CHECK_EQ(iip_tcp_send(h.ws, t.c, p, IIP_TCP_FLAG_URG, h.opaque), 0);
+	CHECK(tp_pop(&t));
+	CHECK(t.p.flags & IIP_TCP_FLAG_URG);
+	CHECK_EQ(be16_(t.p.ip + t.p.ip_hl + 18), 20);
+	done(&h, &t);
+}
+
 int main(void)
 {
 	RUN(batch_reply_piggybacks_ack);
@@ -298,5 +319,6 @@ int main(void)
 	RUN(rfc9293_3_7_1_active_open_default_mss);
 	RUN(rfc9293_3_8_6_peer_shrinks_window);
 	RUN(rfc791_fragmented_segment_delivered);
+	RUN(rfc9293_3_8_5_urgent_pointer);
 	TH_SUMMARY();
 }
