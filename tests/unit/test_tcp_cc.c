@@ -239,6 +239,62 @@ TEST(rfc5681_3_1_congestion_avoidance)
 	done(&h, &t);
 }
 
+/* more SACKed ranges than the scoreboard holds, bogus blocks (beyond SND.MAX, inverted): no crash, recovery
+ * retransmits only holes below SACKed data, every packet is acknowledged in the end */
+TEST(rfc6675_scoreboard_overflow_and_bogus_blocks)
+{
+	struct th_host h;
+	struct tp t;
+	uint32_t k, sent;
+	open_and_queue(&h, &t, 1, 0);
+	/* a big window: slow start through 4 round trips of full ACKs */
+	for (k = 0; k < 60; k++)
+		CHECK_EQ(th_app_send_pat(&h, t.c, k * MSS, MSS), 0);
+	tp_drain(&t);
+	{
+		uint32_t acked = 0;
+		while (acked < 20) {
+			acked += 5;
+			t.rcv = t.iss + 1 + acked * MSS;
+			tp_send(&t, ACK, NULL, 0);
+		}
+	}
+	tp_drain(&t);
+	sent = (tp_conn(&t)->snd_max - t.iss - 1) / MSS;
+	CHECK_EQ(sent, 50);
+	/* every other segment from 20 on arrives: SACK blocks for 21, 23, 25, ... (one per ACK) */
+	for (k = 21; k < 60; k += 2) {
+		t.rcv = t.iss + 1 + 20 * MSS;
+		t.opts[0] = 1; t.opts[1] = 1; t.opts[2] = 5; t.opts[3] = 26;
+		put32_(t.opts + 4, t.iss + 1 + k * MSS);
+		put32_(t.opts + 8, t.iss + 1 + (k + 1) * MSS);
+		put32_(t.opts + 12, t.iss + 1 + 1000 * MSS);	/* beyond SND.MAX */
+		put32_(t.opts + 16, t.iss + 1 + 2000 * MSS);
+		put32_(t.opts + 20, t.iss + 1 + 30 * MSS);	/* inverted */
+		put32_(t.opts + 24, t.iss + 1 + 29 * MSS);
+		t.opts_len = 28;
+		tp_send(&t, ACK, NULL, 0);
+		t.opts_len = 0;
+		CHECK(tp_conn(&t)->scoreboard_cnt <= IIP_TCP_SCOREBOARD_MAX);
+	}
+	CHECK_EQ(tp_conn(&t)->in_recovery, 1);
+	while (tp_pop(&t)) {
+		uint32_t seg = (t.p.seq - t.iss - 1) / MSS;
+		if (!t.p.payload_len)
+			continue;
+		if (seg < sent)
+			CHECK_EQ(seg % 2, 0); /* a retransmission: never a SACKed (odd) segment */
+		CHECK(pat_check(t.p.payload, seg * MSS, t.p.payload_len));
+	}
+	t.rcv = tp_conn(&t)->snd_max;
+	sent = (t.rcv - t.iss - 1) / MSS;
+	tp_send(&t, ACK, NULL, 0);
+	CHECK_EQ(h.n_acked, sent);
+	CHECK(h.n_acked >= 50);
+	CHECK_EQ(tp_conn(&t)->in_recovery, 0);
+	done(&h, &t);
+}
+
 int main(void)
 {
 	RUN(rfc6928_initial_window_10_segments);
@@ -248,5 +304,6 @@ int main(void)
 	RUN(rfc6675_5_sack_recovery_retransmits_holes);
 	RUN(rfc3042_limited_transmit);
 	RUN(rfc5681_3_1_congestion_avoidance);
+	RUN(rfc6675_scoreboard_overflow_and_bogus_blocks);
 	TH_SUMMARY();
 }
