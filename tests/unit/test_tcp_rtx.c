@@ -249,6 +249,45 @@ TEST(rfc6298_5_7_rto_3s_after_syn_timeout)
 	done(&h, &t);
 }
 
+/* iip_run asks to be called again no later than the earliest timer (RTO, delayed ACK, keepalive); waking up
+ * early is allowed (a timer turned off leaves a stale lower bound), late is not */
+TEST(api_next_us_follows_timers)
+{
+	struct th_host h;
+	struct tp t;
+	open_with_rtt(&h, &t, 100); /* RTO 300 ms */
+	th_advance_ms(&h, 0);
+	CHECK(h.next_us <= IIP_CONF_IDLE_NEXT_US);
+	CHECK_EQ(th_app_send_pat(&h, t.c, 0, 10), 0);
+	tp_drain(&t);
+	th_advance_ms(&h, 100);
+	CHECK(h.next_us <= 200 * 1000);
+	tp_send_pat(&t, t.irs + 1, 10, ACK); /* acknowledges nothing new: delayed ACK armed */
+	CHECK(h.next_us <= IIP_CONF_TCP_DELAYED_ACK_MS * 1000);
+	th_advance_ms(&h, IIP_CONF_TCP_DELAYED_ACK_MS);
+	tp_drain(&t);
+	CHECK(h.next_us <= (200 - IIP_CONF_TCP_DELAYED_ACK_MS) * 1000);
+	t.rcv = t.iss + 11;
+	tp_send(&t, ACK, NULL, 0);
+	iip_tcp_set_keepalive(h.ws, t.c, 1, 500, 100, 2);
+	th_advance_ms(&h, 0);
+	CHECK(h.next_us <= 500 * 1000);
+	/* following next_us step by step reaches the keepalive probe exactly when due */
+	{
+		uint32_t waited = 0, guard = 0;
+		while (!th_out_count(&h) && guard++ < 100) {
+			uint32_t ms = h.next_us / 1000;
+			CHECK(ms > 0 || h.next_us > 0);
+			waited += ms;
+			th_advance_ms(&h, ms);
+		}
+		CHECK_EQ(waited, 500);
+		CHECK(tp_pop(&t));
+		CHECK_EQ(t.p.seq, t.iss + 10);
+	}
+	done(&h, &t);
+}
+
 int main(void)
 {
 	RUN(rfc6298_2_2_first_sample);
@@ -259,5 +298,6 @@ int main(void)
 	RUN(rfc6298_5_3_timer_restart_on_ack);
 	RUN(rfc5681_3_1_rto_loss_window);
 	RUN(rfc6298_5_7_rto_3s_after_syn_timeout);
+	RUN(api_next_us_follows_timers);
 	TH_SUMMARY();
 }
