@@ -100,7 +100,7 @@ struct tx_app {
 	int fatal, done;
 	void *workspace;
 	struct iip_stats st0;
-	uint64_t t_established, t_last_rx, t_all_acked, t_closed;
+	uint64_t t_established, t_first_tx, t_last_rx, t_all_acked, t_closed;
 	uint32_t threads;
 };
 
@@ -213,6 +213,8 @@ static void tx_pump(void *ws, struct tx_app *a, void *opaque)
 			}
 			return;
 		}
+		if (!a->tx_off)
+			a->t_first_tx = tx_now(opaque);
 		a->tx_off += len;
 		if (a->peer_fin)
 			a->tx_after_peer_fin += len;
@@ -465,10 +467,11 @@ static void __app_exit(void *app_global)
 	       "%llu bytes received after our FIN\n",
 	       (unsigned long long) a->tx_off, (unsigned long long) a->tx_acked,
 	       (unsigned long long) a->tx_after_peer_fin, (unsigned long long) a->rx_after_our_fin);
+	/* rx: from the handshake to the last byte; tx: from our first byte to the last ACK */
 	printf("tcp_xfer: time %.3f s; rx %.1f MB/s, tx %.1f MB/s; retrans %lu (rto %lu, fast %lu), ooo %lu, dup %lu, "
 	       "resets %lu, timed out %lu, sends refused %llu\n",
 	       a->t_closed > a->t_established ? (double) (a->t_closed - a->t_established) / 1e9 : 0.0,
-	       tx_rate(a->rx_bytes, a->t_established, a->t_last_rx), tx_rate(a->tx_acked, a->t_established, a->t_all_acked),
+	       tx_rate(a->rx_bytes, a->t_established, a->t_last_rx), tx_rate(a->tx_acked, a->t_first_tx, a->t_all_acked),
 	       st.tx_tcp_retrans - a->st0.tx_tcp_retrans, st.tx_tcp_rto - a->st0.tx_tcp_rto,
 	       st.tx_tcp_fast_retrans - a->st0.tx_tcp_fast_retrans, st.rx_tcp_ooo - a->st0.rx_tcp_ooo,
 	       st.rx_tcp_dup - a->st0.rx_tcp_dup, resets, timeouts, (unsigned long long) a->refused);
