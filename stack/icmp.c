@@ -38,6 +38,16 @@ static void __iip_icmp_input(struct iip_workspace *ws, uint8_t mac[], uint32_t i
 			h.code = icmp->code;
 			__iip_memcpy(&new_word, &h, 2);
 			h.csum_be = __iip_csum_update16(icmp->csum_be, old_word, new_word);
+			/*
+			 * RFC 1624 eqn. 3 gives 0x0000 when the words sum to -0; if
+			 * every word of the reply is zero they sum to +0 and the
+			 * checksum must be 0xffff (an all-zero echo: id, seq, data)
+			 */
+			if (!h.csum_be && !h.code && !h.echo.id_be && !h.echo.seq_be) {
+				uint8_t ok = 1;
+				if (!__iip_pkt_csum(pkt, l4_off + sizeof(h), rx->l4_len - sizeof(h), &ok, opaque))
+					h.csum_be = 0xffff;
+			}
 			__iip_memcpy(peer_mac, l2src, iip_ops_l2_addr_len(opaque));
 			__iip_memset(&tx, 0, sizeof(tx));
 			tx.l2_src = mac;
