@@ -109,7 +109,9 @@ report_one() { # name seconds
 		ok "fuzz $name"
 	else
 		grep -E '^fuzz: |ERROR|SUMMARY|runtime error|Test unit written|^    #[0-9]' "$out/$name.log" | head -n 40
-		echo "# reproduce: $out/replay <artifact above>   (FUZZ_TRACE=1 decodes it)"
+		local rp=replay
+		[ "$name" = fuzz_frames_small ] && rp=replay_small
+		echo "# reproduce: $out/$rp <artifact above>   (FUZZ_TRACE=1 decodes it)"
 		not_ok "fuzz $name (exit $rc, log $out/$name.log)"
 	fi
 }
