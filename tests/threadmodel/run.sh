@@ -15,7 +15,12 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d /tmp/iipt-tm.XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+ns=iiptm$$
+cleanup() {
+  [ -n "${ns_up:-}" ] && "$root/tools/netns.sh" down "$ns" >/dev/null 2>&1
+  [ -n "${KEEP:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
 pass=0; fail=0
 
 record() { # record <0|1> <description>
@@ -155,5 +160,53 @@ timeout 20 "$bin" -T 5 -- -p 10000 --tm -m split -c 4000 >"$work/badcore.out" 2>
 r=$?
 record "$([ "$r" != 0 ] && grep -q 'cannot start the application thread' "$work/badcore.out" && echo 1 || echo 0)" \
   "split on a core that does not exist: refused ($r) with a message"
+
+# real links: af_packet and af_xdp on a veth pair in two namespaces this
+# script creates (iiptm<pid>-a/-b, no kernel address on either side, removed
+# on exit); the server under each model, the client unified on af_packet
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+  echo "SKIP: af_packet / af_xdp runs (need root and iproute2)"
+else
+  afp=$work/bench_tm_afp; afx=$work/bench_tm_afx
+  build "$afp" io/threadmodel "" io/af_packet && afp_ok=1 || { cat "$work/build.log"; afp_ok=0; }
+  record "$afp_ok" "build apps/bench with io/threadmodel over io/af_packet"
+  build "$afx" io/threadmodel "" io/af_xdp && afx_ok=1 || { cat "$work/build.log"; afx_ok=0; }
+  record "$afx_ok" "build apps/bench with io/threadmodel over io/af_xdp"
+  if NETNS_ADDR_A= NETNS_ADDR_B= "$root/tools/netns.sh" up "$ns" >"$work/netns.log" 2>&1; then
+    ns_up=1
+    # veth <name> <server binary> <description> <server tm...>
+    veth() {
+      local n=$1 sb=$2 d=$3; shift 3
+      ip netns exec "$ns-b" timeout 60 "$sb" -i "$ns-vb" -a 10.99.0.2 -e 1 -- -p 10000 -g 1 -l 1 -q 1 -x -v 0 "$@" \
+        >"$work/$n.srv" 2>&1 &
+      local spid=$!
+      sleep 1
+      ip netns exec "$ns-a" timeout 60 "$afp" -i "$ns-va" -a 10.99.0.1 -e 1 -- \
+        -s 10.99.0.2 -p 10000 -g 1 -l 1 -c 4 -t 2 -x -k -v 0 >"$work/$n.out" 2>&1
+      local crc=$?
+      wait "$spid"; local src=$?
+      local req ck bad sck sbad
+      req=$(requests "$n"); read -r ck bad <<<"$(checked "$n")"
+      sck=$(grep -m1 '^bench: server: [0-9]* connection(s) accepted' "$work/$n.srv" | sed -n 's/.*checked \([0-9]*\) bytes bad \([0-9]*\),.*/\1 \2/p')
+      record "$([ "$crc" = 0 ] && [ "$src" = 0 ] && grep -q 'remote stop yes' "$work/$n.srv" && echo 1 || echo 0)" \
+        "$d: client and server exit 0 (server stopped by the client's remote stop)"
+      record "$([ -n "$req" ] && [ "$req" -gt 0 ] && [ "${ck:-0}" = "$req" ] && [ "${bad:-1}" = 0 ] && [ "$sck" = "$req 0" ] && echo 1 || echo 0)" \
+        "$d: $req requests, every reply verified by the client, every request byte by the server ($sck)"
+      record "$(grep -Eq 'all returned|0 held by the stack or app' "$work/$n.srv" && ! grep -q 'in use: [1-9]' "$work/$n.srv" && echo 1 || echo 0)" \
+        "$d: the server's packets all returned to the backend"
+    }
+    if [ "$afp_ok" = 1 ]; then
+      veth afp_unified "$afp" "af_packet, server unified" --tm -m unified
+      veth afp_split "$afp" "af_packet, server split" --tm -m split -c "$app_core"
+      veth afp_merge "$afp" "af_packet, server merge" --tm -m merge
+      if [ "$afx_ok" = 1 ]; then
+        veth afx_split "$afx" "af_xdp, server split" --tm -m split -c "$app_core"
+        veth afx_merge "$afx" "af_xdp, server merge" --tm -m merge
+      fi
+    fi
+  else
+    cat "$work/netns.log"; record 0 "create namespaces $ns-a/-b with a veth pair"
+  fi
+fi
 
 finish
