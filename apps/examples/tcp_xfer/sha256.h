@@ -3,21 +3,31 @@
  * that the application can print the digest of what it received and a test
  * can compare it with `sha256sum` on the other side.
  *
- * Plain portable C: one 64-byte block at a time, big-endian words, the 64
- * round constants (fractional parts of the cube roots of the first 64
- * primes) and the initial hash (square roots of the first 8 primes).
+ * Portable C: one 64-byte block at a time, big-endian words, the 64 round
+ * constants (fractional parts of the cube roots of the first 64 primes) and
+ * the initial hash (square roots of the first 8 primes). On x86-64 CPUs
+ * with the SHA extensions the blocks go through SHA256RNDS2/MSG1/MSG2
+ * instead (chosen at run time): about ten times faster, which matters when
+ * the receiving thread is also the one that runs the stack.
  */
 #ifndef TCP_XFER_SHA256_H
 #define TCP_XFER_SHA256_H
 
 #include <stdint.h>
+#include <stddef.h>
 #include <string.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SHA256_HAVE_NI 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
 
 struct sha256 {
 	uint32_t h[8];
 	uint64_t total;       /* bytes hashed so far */
 	uint8_t block[64];
 	uint32_t used;        /* bytes waiting in block */
+	void (*blocks)(uint32_t h[8], const uint8_t *p, size_t n); /* n 64-byte blocks */
 };
 
 static const uint32_t sha256_k[64] = {
@@ -31,6 +41,22 @@ static const uint32_t sha256_k[64] = {
 	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 };
 
+static void sha256_blocks_c(uint32_t h[8], const uint8_t *p, size_t n);
+#ifdef SHA256_HAVE_NI
+static void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, size_t n);
+
+static int sha256_cpu_has_ni(void)
+{
+	unsigned a, b, c, d;
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 9)) || !(c & (1u << 19))) /* SSSE3, SSE4.1 */
+		return 0;
+	if (__get_cpuid_max(0, NULL) < 7)
+		return 0;
+	__cpuid_count(7, 0, a, b, c, d);
+	return (b >> 29) & 1; /* SHA */
+}
+#endif
+
 static void sha256_init(struct sha256 *s)
 {
 	static const uint32_t h0[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
@@ -38,6 +64,11 @@ static void sha256_init(struct sha256 *s)
 	memcpy(s->h, h0, sizeof(h0));
 	s->total = 0;
 	s->used = 0;
+	s->blocks = sha256_blocks_c;
+#ifdef SHA256_HAVE_NI
+	if (sha256_cpu_has_ni())
+		s->blocks = sha256_blocks_ni;
+#endif
 }
 
 static inline uint32_t sha256_ror(uint32_t x, unsigned n)
@@ -45,10 +76,11 @@ static inline uint32_t sha256_ror(uint32_t x, unsigned n)
 	return (x >> n) | (x << (32 - n));
 }
 
-static void sha256_block(uint32_t h[8], const uint8_t *p)
+static void sha256_blocks_c(uint32_t h[8], const uint8_t *p, size_t n)
 {
 	uint32_t w[64], a, b, c, d, e, f, g, hh;
 	int i;
+	for (; n; n--, p += 64) {
 	for (i = 0; i < 16; i++)
 		w[i] = (uint32_t) p[4 * i] << 24 | (uint32_t) p[4 * i + 1] << 16 | (uint32_t) p[4 * i + 2] << 8 | p[4 * i + 3];
 	for (i = 16; i < 64; i++) {
@@ -65,7 +97,51 @@ static void sha256_block(uint32_t h[8], const uint8_t *p)
 		d = c; c = b; b = a; a = t1 + t2;
 	}
 	h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += hh;
+	}
 }
+
+#ifdef SHA256_HAVE_NI
+/*
+ * The SHA extensions keep the state as two vectors, ABEF and CDGH (lane 3
+ * first); SHA256RNDS2 does two rounds, so each group of four message words
+ * takes two calls. MSG1 and MSG2 compute the next four schedule words from
+ * the last sixteen (sigma0 part, then the w[t-7] addition, then sigma1).
+ */
+__attribute__((target("sha,sse4.1,ssse3")))
+static void sha256_blocks_ni(uint32_t h[8], const uint8_t *p, size_t n)
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bll, 0x0405060700010203ll);
+	__m128i abef, cdgh, t, w[4];
+	int i;
+	t = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *) &h[0]), 0xb1);    /* C D A B */
+	cdgh = _mm_shuffle_epi32(_mm_loadu_si128((const __m128i *) &h[4]), 0x1b); /* E F G H */
+	abef = _mm_alignr_epi8(t, cdgh, 8);
+	cdgh = _mm_blend_epi16(cdgh, t, 0xf0);
+	for (; n; n--, p += 64) {
+		__m128i abef0 = abef, cdgh0 = cdgh;
+		for (i = 0; i < 4; i++)
+			w[i] = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *) (p + 16 * i)), bswap);
+		for (i = 0; i < 16; i++) {
+			__m128i k;
+			if (i >= 4) { /* words 4i..4i+3 replace 4i-16..4i-13 */
+				t = _mm_sha256msg1_epu32(w[i & 3], w[(i + 1) & 3]);
+				t = _mm_add_epi32(t, _mm_alignr_epi8(w[(i + 3) & 3], w[(i + 2) & 3], 4));
+				w[i & 3] = _mm_sha256msg2_epu32(t, w[(i + 3) & 3]);
+			}
+			k = _mm_add_epi32(w[i & 3], _mm_loadu_si128((const __m128i *) &sha256_k[4 * i]));
+			/* two rounds: the result is the new ABEF, the old ABEF becomes CDGH */
+			cdgh = _mm_sha256rnds2_epu32(cdgh, abef, k);
+			abef = _mm_sha256rnds2_epu32(abef, cdgh, _mm_shuffle_epi32(k, 0x0e));
+		}
+		abef = _mm_add_epi32(abef, abef0);
+		cdgh = _mm_add_epi32(cdgh, cdgh0);
+	}
+	t = _mm_shuffle_epi32(abef, 0x1b);
+	cdgh = _mm_shuffle_epi32(cdgh, 0xb1);
+	_mm_storeu_si128((__m128i *) &h[0], _mm_blend_epi16(t, cdgh, 0xf0));
+	_mm_storeu_si128((__m128i *) &h[4], _mm_alignr_epi8(cdgh, t, 8));
+}
+#endif
 
 static void sha256_update(struct sha256 *s, const uint8_t *p, uint32_t n)
 {
@@ -78,11 +154,14 @@ static void sha256_update(struct sha256 *s, const uint8_t *p, uint32_t n)
 		n -= k;
 		if (s->used < 64)
 			return;
-		sha256_block(s->h, s->block);
+		s->blocks(s->h, s->block, 1);
 		s->used = 0;
 	}
-	for (; n >= 64; p += 64, n -= 64)
-		sha256_block(s->h, p);
+	if (n >= 64) {
+		s->blocks(s->h, p, n / 64);
+		p += n & ~63u;
+		n &= 63;
+	}
 	memcpy(s->block, p, n);
 	s->used = n;
 }
