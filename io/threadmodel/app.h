@@ -375,20 +375,37 @@ static uint32_t tm_app_deliver(struct tm_pair *p)
 	return n;
 }
 
+/*
+ * merge: above the networking thread, so that a woken application thread
+ * runs at once and keeps the core while it has work.  If the networking
+ * thread is real-time itself, one level above it (equal FIFO priorities on
+ * one core would let the polling networking thread starve it).
+ */
 static void tm_app_set_priority(struct tm_pair *p)
 {
 	static _Atomic int warned;
 	struct sched_param sp;
-	int rc;
-	if (p->model != TM_MERGE || !p->g->o.fifo_prio)
+	int rc, prio = p->g->o.fifo_prio;
+	if (p->model != TM_MERGE)
+		return;
+	if (p->net_rt_prio) {
+		if (!prio && !atomic_exchange(&warned, 1))
+			fprintf(stderr, "threadmodel: warning: -r 0 but the networking thread is real-time (priority %d): "
+					"raising the application thread above it anyway\n", p->net_rt_prio);
+		if (prio <= p->net_rt_prio)
+			prio = p->net_rt_prio < sched_get_priority_max(SCHED_FIFO) ? p->net_rt_prio + 1 : p->net_rt_prio;
+	}
+	if (!prio)
 		return;
 	memset(&sp, 0, sizeof(sp));
-	sp.sched_priority = p->g->o.fifo_prio;
+	sp.sched_priority = prio;
 	rc = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	if (rc && !atomic_exchange(&warned, 1))
 		fprintf(stderr, "threadmodel: warning: cannot give the application thread SCHED_FIFO priority %d (%s); "
-				"merge runs with equal priorities (-r 0 silences this)\n",
-			p->g->o.fifo_prio, strerror(rc));
+				"merge runs with equal priorities (-r 0 silences this)\n", prio, strerror(rc));
+	else if (!rc && p->net_rt_prio >= prio && !atomic_exchange(&warned, 1))
+		fprintf(stderr, "threadmodel: warning: the networking thread has the highest real-time priority: "
+				"merge cannot put the application thread above it\n");
 }
 
 static void *tm_app_thread(void *arg)

@@ -471,6 +471,12 @@ static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque)
 	tm_bell_init(&p->bell);
 	p->pin_cpu = tm_choose_cpu(p);
 	p->clock_offset_ns = tm_clock_offset(opaque);
+	{
+		struct sched_param sp;
+		int policy;
+		if (!pthread_getschedparam(pthread_self(), &policy, &sp) && (policy == SCHED_FIFO || policy == SCHED_RR))
+			p->net_rt_prio = sp.sched_priority;
+	}
 	tm_net_refill(p);
 	pthread_attr_init(&attr);
 	if (p->pin_cpu >= 0) {

@@ -101,7 +101,8 @@ struct tm_pair {
 	uint8_t mac[IIP_CONF_L2ADDR_LEN_MAX];
 	uint32_t ip4_be;
 	int pin_cpu;                      /* -1: not pinned */
-	int64_t clock_offset_ns;          /* backend clock - CLOCK_MONOTONIC_RAW */
+	int64_t clock_offset_ns;
+	int net_rt_prio;                  /* the networking thread's SCHED_FIFO/RR priority, 0 if none */          /* backend clock - CLOCK_MONOTONIC_RAW */
 
 	/* counters: networking thread (ev_*, op_*, def_*, drop_*) and application thread (app_*) */
 	uint64_t ev_posted, ev_dropped_clone, op_done, def_sends, drop_stale, drop_refused, drop_unknown;
