@@ -6,14 +6,9 @@
  * PACKET_FANOUT_HASH would use the kernel's flow hash, whose seed is random
  * per boot, so its choice cannot be predicted; CPU and QM depend on where
  * the frame was received, not on the flow. We use PACKET_FANOUT_CBPF with a
- * classic BPF program computing a hash we can compute too (the same one the
- * tap backend steers with):
- *
- *   h = src_ip ^ dst_ip ^ src_port ^ dst_port      (host-order values)
- *   h ^= h >> 16;  h ^= h >> 8;  member = h % nmembers
- *
- * for IPv4 TCP/UDP frames that are not fragments; ARP, ICMP and fragments
- * go to member 0. The hash is symmetric, so the direction does not matter.
+ * classic BPF program computing the symmetric flow hash of
+ * ../common/flow_hash.h (the one the tap backend steers with), whose C side
+ * helper_ip4_get_connection_affinity calls. This file is the program.
  * Members are numbered in the order their sockets joined the group, so the
  * backend joins them in thread order before any thread runs.
  *
@@ -30,36 +25,7 @@
 #include <linux/filter.h>
 #include <linux/if_ether.h>
 
-static inline uint16_t afp_fanout_member(uint16_t protocol, uint32_t a_be, uint16_t a_port_be, uint32_t b_be,
-					 uint16_t b_port_be, uint16_t nmembers)
-{
-	uint32_t h;
-	if (nmembers <= 1 || (protocol != 6 && protocol != 17))
-		return 0;
-	h = ntohl(a_be) ^ ntohl(b_be) ^ ntohs(a_port_be) ^ ntohs(b_port_be);
-	h ^= h >> 16;
-	h ^= h >> 8;
-	return (uint16_t) (h % nmembers);
-}
-
-/* the same choice for a received Ethernet frame (for the mis-steering check) */
-static inline uint16_t afp_fanout_member_of_frame(const uint8_t *f, uint32_t len, uint16_t nmembers)
-{
-	uint32_t ihl, s, d;
-	uint16_t sp, dp;
-	if (nmembers <= 1 || len < 14 + 20 || f[12] != 0x08 || f[13] != 0x00)
-		return 0;
-	if (((f[20] & 0x3f) | f[21]) || (f[23] != 6 && f[23] != 17))
-		return 0;
-	ihl = (uint32_t) (f[14] & 0x0f) * 4;
-	if (len < 14 + ihl + 4)
-		return 0;
-	memcpy(&s, f + 26, 4);
-	memcpy(&d, f + 30, 4);
-	memcpy(&sp, f + 14 + ihl, 2);
-	memcpy(&dp, f + 14 + ihl + 2, 2);
-	return afp_fanout_member(f[23], s, sp, d, dp, nmembers);
-}
+#include "../common/flow_hash.h"
 
 #define AFP_NET(k) ((uint32_t) (SKF_NET_OFF + (k)))
 

@@ -30,7 +30,7 @@
  * without either are verified in software. Without csum, the stack checks
  * every checksum itself, and frames with unfinished checksums are dropped.
  * csum and tso also turn on PACKET_VNET_HDR: every frame we send carries a
- * virtio-net header (../tap/vnet.h) asking the kernel to finish the TCP/UDP
+ * virtio-net header (../common/vnet.h) asking the kernel to finish the TCP/UDP
  * checksum or to segment a TSO frame (in software if the device cannot).
  * sg: frames are sent from their segments (the kernel copies).
  *
@@ -65,9 +65,8 @@
 #include "../common/pkt_offload.h"
 #include "../common/corelist.h"
 #include "fanout.h"
-/* the virtio-net header is the same on a packet socket (PACKET_VNET_HDR) as
- * on a tap: share the tap backend's code for it */
-#include "../tap/vnet.h"
+/* the virtio-net header, the same on a packet socket (PACKET_VNET_HDR) as on a tap */
+#include "../common/vnet.h"
 
 /* the application's side of the contract (COMPAT.md section 3) */
 static void *__app_init(int argc, char *const *argv);
@@ -107,7 +106,7 @@ struct afp_thread {
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t rx_drop_nobuf, rx_drop_trunc, rx_outgoing, rx_missteered, tx_drop_error;
 	uint64_t rx_csum_valid, rx_csum_notready, rx_sw_verified;
-	struct tap_vnet_stats vnet;  /* transmit side of the virtio-net header */
+	struct io_vnet_stats vnet;  /* transmit side of the virtio-net header */
 };
 
 struct afp_conf {
@@ -195,7 +194,7 @@ static uint16_t helper_ip4_get_connection_affinity(uint16_t protocol, uint32_t l
 						   uint32_t peer_ip4_be, uint16_t peer_port_be, void *opaque)
 {
 	(void) opaque;
-	return afp_fanout_member(protocol, local_ip4_be, local_port_be, peer_ip4_be, peer_port_be, afp.nthreads);
+	return io_flow_hash_member(protocol, local_ip4_be, local_port_be, peer_ip4_be, peer_port_be, afp.nthreads);
 }
 
 /* ---- transmit ------------------------------------------------------------------ */
@@ -208,7 +207,7 @@ static void afp_send_frame(struct afp_thread *t, struct io_pkt *frame)
 	struct io_pkt *s;
 	size_t n = 0, len = 0;
 	if (afp.vnet_hdr) {
-		if (tap_vnet_tx_fill(&vh, frame, afp.conf.mtu, &t->vnet)) {
+		if (io_vnet_tx_fill(&vh, frame, afp.conf.mtu, &t->vnet)) {
 			t->tx_drop_error++;
 			return;
 		}
@@ -342,7 +341,7 @@ static uint16_t afp_rx_burst(struct afp_thread *t)
 				continue;
 			}
 			if (afp.nthreads > 1 &&
-			    afp_fanout_member_of_frame(p->data, p->len, afp.nthreads) != t->index)
+			    io_flow_hash_member_of_frame(p->data, p->len, afp.nthreads) != t->index)
 				t->rx_missteered++;
 			afp_note_checksum(t, p, h->tp_status);
 			t->rx[n++] = p;

@@ -1,6 +1,7 @@
 /*
- * io/tap/vnet.h — the virtio-net header that precedes every frame on a tap
- * opened with IFF_VNET_HDR: how the kernel and we tell each other about
+ * io/common/vnet.h — the virtio-net header that precedes every frame on a tap
+ * opened with IFF_VNET_HDR and on a packet socket with PACKET_VNET_HDR
+ * (the tap and af_packet backends): how the kernel and we tell each other about
  * checksum offload and segmentation (TSO/GSO) without touching the frame.
  *
  * Transmit (us -> kernel): a frame the stack marked for TCP/UDP checksum
@@ -22,17 +23,17 @@
  * than the MTU (the kernel did not segment it for us): it goes to the stack
  * whole, as LRO would.
  */
-#ifndef IO_TAP_VNET_H
-#define IO_TAP_VNET_H
+#ifndef IO_COMMON_VNET_H
+#define IO_COMMON_VNET_H
 
 #include <stdint.h>
 #include <string.h>
 #include <linux/virtio_net.h>
 
-#include "../common/pkt.h"
-#include "../common/pkt_offload.h"
+#include "pkt.h"
+#include "pkt_offload.h"
 
-struct tap_vnet_stats {
+struct io_vnet_stats {
 	uint64_t tx_csum, tx_tso, tx_pseudo_fixed, tx_bad;
 	uint64_t rx_data_valid, rx_needs_csum, rx_gso, rx_sw_verified;
 };
@@ -43,8 +44,8 @@ struct tap_vnet_stats {
  * configured with that MTU would. Returns 0, or -1 when the marks cannot be
  * honoured (malformed headers): the caller drops the frame.
  */
-static inline int tap_vnet_tx_fill(struct virtio_net_hdr *h, struct io_pkt *frame, uint16_t mtu,
-				   struct tap_vnet_stats *st)
+static inline int io_vnet_tx_fill(struct virtio_net_hdr *h, struct io_pkt *frame, uint16_t mtu,
+				   struct io_vnet_stats *st)
 {
 	struct io_ip4_layout l;
 	uint32_t marks = frame->flags & (IO_PKT_F_TX_TCP_CSUM | IO_PKT_F_TX_UDP_CSUM | IO_PKT_F_TX_TCP_TSO);
@@ -97,7 +98,7 @@ static inline int tap_vnet_tx_fill(struct virtio_net_hdr *h, struct io_pkt *fram
  * kernel's word is taken when it gives one; otherwise the checksums are
  * verified here, because the stack was told the NIC checks them.
  */
-static inline void tap_vnet_rx_note(const struct virtio_net_hdr *h, struct io_pkt *pkt, struct tap_vnet_stats *st)
+static inline void io_vnet_rx_note(const struct virtio_net_hdr *h, struct io_pkt *pkt, struct io_vnet_stats *st)
 {
 	pkt->flags &= ~IO_PKT_F_RX_MASK;
 	if (h->gso_type != VIRTIO_NET_HDR_GSO_NONE)
@@ -116,4 +117,4 @@ static inline void tap_vnet_rx_note(const struct virtio_net_hdr *h, struct io_pk
 	st->rx_sw_verified++;
 }
 
-#endif /* IO_TAP_VNET_H */
+#endif /* IO_COMMON_VNET_H */

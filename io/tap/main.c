@@ -19,7 +19,7 @@
  * readable for at most min(next_us, -e MS) (-e 0: never wait, busy poll).
  *
  * Offloads (-F): with csum, tso or lro the tap is opened with IFF_VNET_HDR
- * and every frame carries a virtio-net header (vnet.h); sg needs nothing
+ * and every frame carries a virtio-net header (../common/vnet.h); sg needs nothing
  * from the kernel (frames are written with writev).
  *
  * This file is included into the application's translation unit after the
@@ -52,7 +52,7 @@
 #include "../common/pkt.h"
 #include "../common/pkt_offload.h"
 #include "../common/corelist.h"
-#include "vnet.h"
+#include "../common/vnet.h"
 #include "steer.h"
 
 /* the application's side of the contract (COMPAT.md section 3) */
@@ -83,7 +83,7 @@ struct tap_thread {
 	struct io_pkt **rx;         /* read, waiting for iip_run */
 	struct io_pkt *spare[TAP_MAX_RX_SEGS]; /* buffers ready for the next read */
 	uint32_t nspare;
-	struct tap_vnet_stats vnet;
+	struct io_vnet_stats vnet;
 	uint64_t rx_frames, rx_bytes, tx_frames, tx_bytes;
 	uint64_t rx_drop_nobuf, rx_drop_error, tx_drop_error, rx_missteered;
 };
@@ -175,7 +175,7 @@ static uint16_t helper_ip4_get_connection_affinity(uint16_t protocol, uint32_t l
 						   uint32_t peer_ip4_be, uint16_t peer_port_be, void *opaque)
 {
 	(void) opaque;
-	return tap_steer_queue(protocol, local_ip4_be, local_port_be, peer_ip4_be, peer_port_be, tap.nthreads);
+	return io_flow_hash_member(protocol, local_ip4_be, local_port_be, peer_ip4_be, peer_port_be, tap.nthreads);
 }
 
 /* ---- transmit ------------------------------------------------------------------ */
@@ -188,7 +188,7 @@ static void tap_write_frame(struct tap_thread *t, struct io_pkt *frame)
 	int n = 0;
 	ssize_t len = 0, w;
 	if (tap.vnet_hdr) {
-		if (tap_vnet_tx_fill(&vh, frame, tap.conf.mtu, &t->vnet)) {
+		if (io_vnet_tx_fill(&vh, frame, tap.conf.mtu, &t->vnet)) {
 			t->tx_drop_error++;
 			return;
 		}
@@ -306,8 +306,8 @@ static int tap_read_frame(struct tap_thread *t, struct io_pkt **out)
 	memmove(t->spare, t->spare + used, (t->nspare - used) * sizeof(t->spare[0]));
 	t->nspare -= used;
 	if (tap.vnet_hdr)
-		tap_vnet_rx_note(&vh, *out, &t->vnet);
-	if (tap.nthreads > 1 && tap_steer_queue_of_frame((*out)->data, (*out)->len, tap.nthreads) != t->index)
+		io_vnet_rx_note(&vh, *out, &t->vnet);
+	if (tap.nthreads > 1 && io_flow_hash_member_of_frame((*out)->data, (*out)->len, tap.nthreads) != t->index)
 		t->rx_missteered++; /* the helper and the kernel disagree: should stay 0 */
 	t->rx_frames++;
 	t->rx_bytes += (uint64_t) r;

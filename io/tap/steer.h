@@ -8,17 +8,9 @@
  * helper_ip4_get_connection_affinity, and a flow that moves to another
  * thread meets a workspace that does not know it (which answers RST). So
  * with more than one queue we attach a steering program (TUNSETSTEERINGEBPF)
- * that computes a hash we can compute too:
- *
- *   h = src_ip ^ dst_ip ^ src_port ^ dst_port      (host-order values)
- *   h ^= h >> 16;  h ^= h >> 8;  queue = h % nqueues
- *
- * for IPv4 TCP/UDP frames that are not fragments; every other frame (ARP,
- * ICMP, fragments) goes to queue 0. The hash is symmetric (swapping source
- * and destination gives the same value), so "frames the peer sends us" and
- * "frames we send" agree without caring about direction. It is not
- * Toeplitz: the kernel only needs a value, and this one fits in a few BPF
- * instructions without tables.
+ * that computes the symmetric flow hash of ../common/flow_hash.h, whose C
+ * side helper_ip4_get_connection_affinity calls (the af_packet backend's
+ * fanout program computes the same). This file is the eBPF program.
  */
 #ifndef IO_TAP_STEER_H
 #define IO_TAP_STEER_H
@@ -31,37 +23,7 @@
 #include <linux/bpf.h>
 #include <sys/syscall.h>
 
-/* the C side of the program below */
-static inline uint16_t tap_steer_queue(uint16_t protocol, uint32_t a_be, uint16_t a_port_be, uint32_t b_be,
-				       uint16_t b_port_be, uint16_t nqueues)
-{
-	uint32_t h;
-	if (nqueues <= 1 || (protocol != 6 && protocol != 17))
-		return 0;
-	h = ntohl(a_be) ^ ntohl(b_be) ^ ntohs(a_port_be) ^ ntohs(b_port_be);
-	h ^= h >> 16;
-	h ^= h >> 8;
-	return (uint16_t) (h % nqueues);
-}
-
-/* the same choice for an Ethernet frame (for the mis-steering counter) */
-static inline uint16_t tap_steer_queue_of_frame(const uint8_t *f, uint32_t len, uint16_t nqueues)
-{
-	uint32_t ihl, s, d;
-	uint16_t sp, dp;
-	if (nqueues <= 1 || len < 14 + 20 || f[12] != 0x08 || f[13] != 0x00)
-		return 0;
-	if (((f[20] & 0x3f) | f[21]) || (f[23] != 6 && f[23] != 17))
-		return 0;
-	ihl = (uint32_t) (f[14] & 0x0f) * 4;
-	if (len < 14 + ihl + 4)
-		return 0;
-	memcpy(&s, f + 26, 4);
-	memcpy(&d, f + 30, 4);
-	memcpy(&sp, f + 14 + ihl, 2);
-	memcpy(&dp, f + 14 + ihl + 2, 2);
-	return tap_steer_queue(f[23], s, sp, d, dp, nqueues);
-}
+#include "../common/flow_hash.h"
 
 #define TAP_BPF_INSN(c, d, s, o, i) ((struct bpf_insn) { .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
 
