@@ -169,6 +169,8 @@ static void bench_server_loop(struct bench_thread *t, uint64_t now, uint32_t *ne
 		*next_us = 0;
 	if (t->stop_seen)
 		bench_wake_at(next_us, now, t->phase_ns + BENCH_GRACE_NS);
+	else /* another thread may get the remote stop: notice it within 100 ms */
+		bench_wake_at(next_us, now, now + 100000000ull);
 }
 
 #endif
