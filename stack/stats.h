@@ -83,7 +83,7 @@
 	X(tx_tcp_refused)		/* iip_tcp_send refused the packet */ \
 	X(tcp_conn_opened) \
 	X(tcp_conn_closed) \
-	X(tcp_conn_reset) \
+	X(tcp_conn_reset)		/* ended by a RST (a TIME-WAIT cut short is not counted) */ \
 	X(tcp_conn_timed_out) \
 	X(tcp_icmp_mtu) \
 	X(pkt_alloc_failed)		/* iip_ops_pkt_alloc or clone returned NULL */ \

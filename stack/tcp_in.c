@@ -546,7 +546,14 @@ static void __iip_tcp_sync_input(struct iip_workspace *ws, struct iip_tcp_conn *
 	if (s->flags & IIP_TCP_FLAG_RST) {
 		if (s->seq == c->rcv_nxt) {
 			IIP_STATS_INC(ws, rx_tcp_rst);
-			IIP_STATS_INC(ws, tcp_conn_reset);
+			/*
+			 * In TIME-WAIT the connection already ended normally (the
+			 * application was told); a RST there, typically the peer's
+			 * answer to a duplicate of our last ACK after it closed,
+			 * only cuts the wait short (RFC 9293 3.10.7.4; RFC 1337).
+			 */
+			if (c->state != IIP_TCP_STATE_TIME_WAIT)
+				IIP_STATS_INC(ws, tcp_conn_reset);
 			iip_ops_pkt_free(pkt, opaque);
 			__iip_tcp_conn_release(ws, c, opaque);
 			return;
