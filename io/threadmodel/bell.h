@@ -14,8 +14,6 @@
 #ifndef IO_THREADMODEL_BELL_H
 #define IO_THREADMODEL_BELL_H
 
-#include <errno.h>
-#include <limits.h>
 #include <linux/futex.h>
 #include <stdatomic.h>
 #include <stdint.h>

@@ -204,6 +204,25 @@ else
         veth afx_merge "$afx" "af_xdp, server merge" --tm -m merge
       fi
     fi
+    # another application: tcp_echo clones what it receives (the clone goes
+    # through the networking thread) against socat on the kernel's stack
+    echo_bin=$work/tcp_echo_tm
+    if (cd "$root/apps/examples/tcp_echo" && IOSUB_DIR=io/threadmodel INNER_IOSUB_DIR=io/af_packet OUT="$echo_bin" make -s) \
+        >"$work/build.log" 2>&1 && command -v socat >/dev/null && ip netns exec "$ns-a" ip addr add 10.99.0.1/24 dev "$ns-va"; then
+      head -c 2000000 /dev/urandom >"$work/echo.in"
+      for m in split merge; do
+        ip netns exec "$ns-b" timeout 60 "$echo_bin" -i "$ns-vb" -a 10.99.0.2 -e 1 -- -p 7 -n 1 --tm -m "$m" -c "$app_core" \
+          >"$work/echo_$m.srv" 2>&1 &
+        spid=$!
+        sleep 1
+        ip netns exec "$ns-a" timeout 30 socat -t 10 - TCP:10.99.0.2:7 <"$work/echo.in" >"$work/echo_$m.out" 2>"$work/echo_$m.err"
+        wait "$spid"; src=$?
+        record "$(cmp -s "$work/echo.in" "$work/echo_$m.out" && [ "$src" = 0 ] && grep -q 'all returned' "$work/echo_$m.srv" && echo 1 || echo 0)" \
+          "tcp_echo (af_packet) $m: socat gets back its 2 MB byte for byte; the echo server exits 0, packets all returned"
+      done
+    else
+      cat "$work/build.log"; record 0 "build tcp_echo with io/threadmodel over io/af_packet, address the kernel side, socat"
+    fi
   else
     cat "$work/netns.log"; record 0 "create namespaces $ns-a/-b with a veth pair"
   fi
