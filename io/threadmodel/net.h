@@ -19,6 +19,13 @@ static inline struct tm_pair *tm_net_pair(void *opaque)
 	return (struct tm_pair *) ((void **) opaque)[2];
 }
 
+/* the application thread will not answer any more: it stopped, or we tear down */
+static inline int tm_net_app_gone(struct tm_pair *p)
+{
+	return atomic_load_explicit(&p->abort, memory_order_relaxed) ||
+	       atomic_load_explicit(&p->app_done, memory_order_acquire);
+}
+
 /* ---- rings, seen from the networking thread -------------------------------------- */
 
 static void tm_net_publish(struct tm_pair *p)
@@ -111,7 +118,7 @@ static struct tm_msg *tm_net_slot(struct tm_pair *p)
 {
 	int64_t i;
 	while ((i = tm_ring_reserve(&p->ev)) < 0) {
-		if (p->direct || atomic_load_explicit(&p->abort, memory_order_relaxed))
+		if (p->direct || tm_net_app_gone(p))
 			return NULL; /* the consumer is the caller itself / gone */
 		tm_net_publish(p);
 		tm_net_wait_step(p);
@@ -182,8 +189,8 @@ static uintptr_t tm_net_sync(struct tm_pair *p)
 	if (p->model == TM_MERGE)
 		tm_bell_ring(&p->bell);
 	for (;;) {
-		if (atomic_load_explicit(&p->abort, memory_order_relaxed)) {
-			p->ev_reply = 0;
+		if (tm_net_app_gone(p)) {
+			p->ev_reply = 0; /* e.g. a SYN after the application decided to stop: refused */
 			break;
 		}
 		if (atomic_load_explicit(&p->claim, memory_order_acquire)) {

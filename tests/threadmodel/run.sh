@@ -130,6 +130,11 @@ if [ -n "$tsan" ]; then
     -s 10.0.0.1 -p 10000 -g 2 -l 65536 -d 4 -c 2 -t 2 -k -v 0 $split
   record "$(no_tsan tsan_burst && clean_exit tsan_burst && echo 1 || echo 0)" \
     "TSan burst, server merge, client split: no ThreadSanitizer report, clean exit"
+  # the backend stops first (-T before -t): the application threads are woken and joined
+  run tsan_hard "$tsan" -T 2 -- -p 10000 -g 1 -l 1 -q 1 -x -v 0 $merge -- \
+    -s 10.0.0.1 -p 10000 -g 1 -l 1 -c 4 -t 30 -x -k -v 0 $split
+  record "$([ "$(rc tsan_hard)" = 0 ] && grep -q '^loop: hard stop' "$work/tsan_hard.out" && grep -q '^bench: client: [0-9]' "$work/tsan_hard.out" && no_tsan tsan_hard && echo 1 || echo 0)" \
+    "TSan hard stop (-T 2 before -t 30), server merge, client split: application threads joined, summaries printed, exit 0, no report"
 fi
 
 # unified is a pass-through: same bytes out as the app without the layer (virtual clock)
