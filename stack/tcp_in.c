@@ -582,8 +582,8 @@ static void __iip_tcp_sync_input(struct iip_workspace *ws, struct iip_tcp_conn *
 			c->app_opaque = iip_ops_tcp_connected(ws, c, pkt, opaque);
 		else
 			c->app_opaque = iip_ops_tcp_accepted(ws, c, pkt, opaque);
-		if (c->state != IIP_TCP_STATE_ESTABLISHED)
-			goto drop; /* the application closed it from the callback */
+		/* the application may have closed from the callback: FIN-WAIT-1
+		 * still takes the text (and FIN) of this segment below */
 	} else if (__iip_tcp_ack_in(ws, c, s, opaque)) {
 		if (c->state == IIP_TCP_STATE_CLOSED)
 			goto drop_gone;
