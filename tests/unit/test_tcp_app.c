@@ -306,6 +306,37 @@ TEST(rfc9293_3_8_5_urgent_pointer)
 	done(&h, &t);
 }
 
+static void close_on_accepted(struct th_host *h, void *handle)
+{
+	CHECK_EQ(iip_tcp_close(h->ws, handle, h->opaque), 0);
+}
+
+/* the app closing from iip_ops_tcp_accepted: our FIN goes out at once, data the final ACK carried is still
+ * delivered (half-close) */
+TEST(close_from_accepted)
+{
+	struct th_host h;
+	struct tp t;
+	th_host_init(&h);
+	tp_init(&t, &h);
+	h.on_accepted = close_on_accepted;
+	th_listen(&h, 80);
+	tp_send_at(&t, 1000, SYN, NULL, 0);
+	CHECK(tp_pop(&t));
+	t.iss = t.p.seq;
+	t.rcv = t.iss + 1;
+	tp_send_pat(&t, 1001, 10, ACK);
+	EXPECT_SEG(&t, FIN | ACK, t.iss + 1, 1011);
+	EXPECT_NONE(&t);
+	CHECK_EQ(h.rx_len, 10);
+	CHECK_EQ(((struct iip_tcp_conn *) h.handle)->state, IIP_TCP_STATE_FIN_WAIT_1);
+	t.rcv = t.iss + 2;
+	tp_send_at(&t, 1011, FIN | ACK, NULL, 0);
+	EXPECT_SEG(&t, ACK, t.iss + 2, 1012);
+	CHECK_EQ(h.n_closed, 1);
+	done(&h, &t);
+}
+
 int main(void)
 {
 	RUN(batch_reply_piggybacks_ack);
@@ -320,5 +351,6 @@ int main(void)
 	RUN(rfc9293_3_8_6_peer_shrinks_window);
 	RUN(rfc791_fragmented_segment_delivered);
 	RUN(rfc9293_3_8_5_urgent_pointer);
+	RUN(close_from_accepted);
 	TH_SUMMARY();
 }
