@@ -100,7 +100,7 @@ static __iip_unused_fn uint16_t iip_tcp_send(void *context, void *handle, void *
 	struct iip_tcp_conn *c = (struct iip_tcp_conn *) handle;
 	struct iip_pb *pb;
 	uint16_t len = iip_ops_pkt_get_len(pkt, opaque);
-	if (c->closed_by_app || (c->state != IIP_TCP_STATE_ESTABLISHED && c->state != IIP_TCP_STATE_CLOSE_WAIT)) {
+	if (!c || c->closed_by_app || (c->state != IIP_TCP_STATE_ESTABLISHED && c->state != IIP_TCP_STATE_CLOSE_WAIT)) {
 		IIP_STATS_INC(ws, tx_tcp_refused);
 		return IIP_ERR_STATE;
 	}
