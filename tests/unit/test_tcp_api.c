@@ -28,6 +28,8 @@ TEST(api_send_refusals_leave_packet_to_caller)
 	uint32_t i;
 	struct th_pkt *p;
 	open_conn(&h, &t);
+	/* no connection (design rule 4: bad input from the integrator never crashes) */
+	CHECK_EQ(th_app_send_pat(&h, NULL, 0, 10), IIP_ERR_STATE);
 	/* empty packet */
 	p = th_pkt_new();
 	p->len = 0;
@@ -46,7 +48,7 @@ TEST(api_send_refusals_leave_packet_to_caller)
 	for (i = 0; i < IIP_CONF_TCP_TX_QUEUE_PKTS; i++)
 		CHECK_EQ(th_app_send_pat(&h, t.c, i * 10, 10), 0);
 	CHECK_EQ(th_app_send_pat(&h, t.c, 1000, 10), IIP_ERR_QUEUE_FULL);
-	CHECK_EQ(th_stats(&h).tx_tcp_refused, 3);
+	CHECK_EQ(th_stats(&h).tx_tcp_refused, 4);
 	/* after close: wrong state */
 	CHECK_EQ(iip_tcp_close(h.ws, t.c, h.opaque), 0);
 	CHECK_EQ(th_app_send_pat(&h, t.c, 1000, 10), IIP_ERR_STATE);
