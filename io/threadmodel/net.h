@@ -383,8 +383,8 @@ static void *__app_init(int argc, char *const *argv)
 	}
 	printf("\n");
 	fflush(stdout);
+	g->app_argv = app_argv; /* freed after the application's __app_exit: it may keep pointers into it */
 	g->app_global = tm_inner_app_init(app_argc, app_argv);
-	/* app_argv stays allocated: the application may keep pointers into it */
 	return g;
 }
 
@@ -623,6 +623,7 @@ static void __app_exit(void *app_global)
 		free(p);
 	}
 	fflush(stdout);
+	free(g->app_argv);
 	free(g);
 }
 

@@ -112,6 +112,7 @@ struct tm_pair {
 struct tm_global {
 	struct tm_opts o;
 	void *app_global;
+	char **app_argv;                  /* the application's section, NULL-terminated */
 	_Atomic uint32_t npairs;
 	struct tm_pair *_Atomic pairs[TM_MAX_CORES];
 };

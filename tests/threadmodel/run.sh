@@ -137,6 +137,19 @@ if [ -n "$tsan" ]; then
     "TSan hard stop (-T 2 before -t 30), server merge, client split: application threads joined, summaries printed, exit 0, no report"
 fi
 
+# AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included): memory of the layer itself
+asan=$work/bench_tm_asan
+if build "$asan" io/threadmodel "-fsanitize=address,undefined -fno-sanitize-recover=all" io/loop; then
+  record 1 "build with -fsanitize=address,undefined"
+  pingpong asan_pp "ASan ping-pong, server merge, client split, depth 4" "$merge" "$split" "$asan" "-d 4"
+  run asan_burst "$asan" -T 60 -- -p 10000 -g 2 -l 65536 -q 65536 -x -v 0 $split -- \
+    -s 10.0.0.1 -p 10000 -g 2 -l 65536 -d 4 -c 2 -t 2 -k -v 0 $merge
+  record "$(clean_exit asan_burst && ! grep -q 'Sanitizer' "$work/asan_burst.out" && echo 1 || echo 0)" \
+    "ASan burst, server split, client merge: clean exit, no sanitizer report"
+else
+  cat "$work/build.log"; record 0 "build with -fsanitize=address,undefined"
+fi
+
 # unified is a pass-through: same bytes out as the app without the layer (virtual clock)
 if [ -n "$plain" ]; then
   args=(-V -T 30 -- -p 10000 -g 1 -l 100 -q 100 -x -v 1 -- -s 10.0.0.1 -p 10000 -g 1 -l 100 -c 4 -d 2 -t 2 -x -k -v 1)
