@@ -318,6 +318,35 @@ TEST(fin_wait_2_timeout_not_while_peer_sends)
 	th_host_fini(&h);
 }
 
+/* LAST-ACK with a vanished peer: the FIN is retransmitted with backoff, then the connection is aborted and
+ * the app told once (RFC 1122 4.2.3.5) */
+TEST(rfc1122_4_2_3_5_last_ack_peer_gone)
+{
+	struct th_host h;
+	struct tp t;
+	struct tp_synopts so = tp_synopts_none();
+	uint32_t i, fins = 0;
+	th_host_init(&h);
+	tp_init(&t, &h);
+	tp_passive_open(&t, &so);
+	tp_send(&t, FIN | ACK, NULL, 0);
+	CHECK_EQ(iip_tcp_close(h.ws, t.c, h.opaque), 0);
+	tp_drain(&t);
+	for (i = 0; i < 1000 && !h.n_closed; i++) {
+		th_advance_ms(&h, 1000);
+		while (tp_pop(&t))
+			if (t.p.flags & FIN) {
+				CHECK_EQ(t.p.seq, t.iss + 1);
+				fins++;
+			}
+	}
+	CHECK_EQ(fins, IIP_CONF_TCP_RETRIES_MAX);
+	CHECK_EQ(h.n_closed, 1);
+	CHECK_EQ(((struct iip_workspace *) h.ws)->conn_pool_cnt, 64);
+	tp_fini(&t);
+	th_host_fini(&h);
+}
+
 int main(void)
 {
 	RUN(rfc9293_3_6_active_close_time_wait_2msl);
@@ -328,6 +357,7 @@ int main(void)
 	RUN(rfc9293_3_10_7_4_fin_wait_1_fin_ack_to_time_wait);
 	RUN(fin_wait_2_timeout);
 	RUN(fin_wait_2_timeout_not_while_peer_sends);
+	RUN(rfc1122_4_2_3_5_last_ack_peer_gone);
 	RUN(rfc9293_3_10_4_close_after_queued_data);
 	RUN(rfc6298_fin_retransmitted);
 	RUN(rfc9293_3_10_4_fin_retransmitted_with_data);
