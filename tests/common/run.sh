@@ -27,7 +27,7 @@ run_checks() { # run_checks <name> <binary>
 
 CFLAGS="-std=gnu11 -O2 -Wall -Wextra -Werror"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all"
-for t in test_rss test_corelist test_latency_hist; do
+for t in test_rss test_corelist test_latency_hist test_arp_cache; do
   if gcc $CFLAGS $SAN -o "$build/$t" "$here/$t.c" 2>"$build/$t.cc.log"; then
     record 1 "build $t (gcc $CFLAGS, ASan+UBSan)"
     run_checks "$t" "$build/$t"
