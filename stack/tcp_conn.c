@@ -173,8 +173,16 @@ static struct iip_tcp_conn *__iip_tcp_conn_new(struct iip_workspace *ws, uint32_
 	uint32_t h;
 	if (!c) {
 		struct iip_tcp_conn *it, *oldest = NULL;
+		/*
+		 * The earliest end of wait; among equal ends (the clock counts
+		 * ms) the one created first, the list holding the newest first.
+		 * A connection with output still pending in this batch is
+		 * skipped: its ACK of the peer's FIN has not gone out, and the
+		 * peer would resend the FIN and meet a RST.
+		 */
 		for (it = ws->conn_all; it; it = it->all_next)
-			if (it->state == IIP_TCP_STATE_TIME_WAIT && (!oldest || __iip_seq_lt(it->t_close, oldest->t_close)))
+			if (it->state == IIP_TCP_STATE_TIME_WAIT && !it->in_out_list
+					&& (!oldest || __iip_seq_le(it->t_close, oldest->t_close)))
 				oldest = it;
 		if (!oldest)
 			return NULL;
