@@ -44,7 +44,6 @@
 #include <getopt.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,13 +56,18 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "../common/pkt.h"
 #include "../common/pkt_offload.h"
 #include "../common/corelist.h"
+#include "../common/args.h"
+#include "../common/clock.h"
+#include "../common/threads.h"
+#include "../common/stack_setup.h"
+#include "../common/stack_counters.h"
+#include "../common/ifquery.h"
 #include "fanout.h"
 /* the virtio-net header, the same on a packet socket (PACKET_VNET_HDR) as on a tap */
 #include "../common/vnet.h"
@@ -140,26 +144,6 @@ static struct afp_thread *afp_thread_of(void *opaque)
 {
 	return (struct afp_thread *) ((void **) opaque)[0];
 }
-
-/* ---- clock ------------------------------------------------------------------ */
-
-static uint64_t afp_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
-#ifdef APP_IIP_OPS_UTIL_NOW_NS_NONE
-static void iip_ops_util_now_ns(uint32_t t[3], void *opaque)
-{
-	uint64_t now = afp_now_ns(), s = now / 1000000000ull;
-	(void) opaque;
-	t[0] = (uint32_t) (s >> 32);
-	t[1] = (uint32_t) s;
-	t[2] = (uint32_t) (now % 1000000000ull);
-}
-#endif
 
 /* ---- L2 and NIC callbacks ---------------------------------------------------- */
 
@@ -428,51 +412,12 @@ static int afp_bad(const char *prog, int opt, const char *arg, const char *why)
 	return -1;
 }
 
-static int afp_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-	char *end;
-	unsigned long long v;
-	if (*s == '-' || *s == '\0')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = (uint32_t) v;
-	return 0;
-}
-
-static int afp_parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned v[6];
-	char extra;
-	int i;
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &extra) != 6)
-		return -1;
-	for (i = 0; i < 6; i++) {
-		if (v[i] > 0xff)
-			return -1;
-		mac[i] = (uint8_t) v[i];
-	}
-	return (mac[0] & 1) ? -1 : 0;
-}
-
-static int afp_parse_features(const char *s, uint32_t *out)
-{
-	char buf[128], *tok, *save = NULL;
-	uint32_t f = 0;
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "sg")) f |= AFP_F_SG;
-		else if (!strcmp(tok, "csum")) f |= AFP_F_CSUM;
-		else if (!strcmp(tok, "tso")) f |= AFP_F_TSO;
-		else if (strcmp(tok, "none")) return -1;
-	}
-	*out = f;
-	return 0;
-}
+static const struct io_args_flag afp_feature_names[] = {
+	{ "sg", AFP_F_SG },
+	{ "csum", AFP_F_CSUM },
+	{ "tso", AFP_F_TSO },
+	{ NULL, 0 },
+};
 
 static int afp_parse_options(int n, char *const *argv, struct afp_conf *c)
 {
@@ -506,7 +451,7 @@ static int afp_parse_options(int n, char *const *argv, struct afp_conf *c)
 			c->ip_set = 1;
 			break;
 		case 'M':
-			if (afp_parse_mac(optarg, c->mac))
+			if (io_args_mac(optarg, c->mac))
 				return afp_bad(prog, opt, optarg, "a unicast MAC such as 02:00:00:00:00:01");
 			c->mac_set = 1;
 			break;
@@ -517,24 +462,24 @@ static int afp_parse_options(int n, char *const *argv, struct afp_conf *c)
 				return afp_bad(prog, opt, optarg, "at most 64 cores");
 			break;
 		case 'e':
-			if (afp_parse_u32(optarg, 0, 60000, &c->wait_ms))
+			if (io_args_u32(optarg, 0, 60000, &c->wait_ms))
 				return afp_bad(prog, opt, optarg, "milliseconds 0..60000");
 			break;
 		case 'F':
-			if (afp_parse_features(optarg, &c->features))
+			if (io_args_flags(optarg, afp_feature_names, &c->features))
 				return afp_bad(prog, opt, optarg, "comma list of sg,csum,tso or none");
 			break;
 		case 'm':
-			if (afp_parse_u32(optarg, 68, 65000, &v))
+			if (io_args_u32(optarg, 68, 65000, &v))
 				return afp_bad(prog, opt, optarg, "68..65000");
 			c->mtu = (uint16_t) v;
 			break;
-		case 'b': if (afp_parse_u32(optarg, 256, 1u << 24, &c->nbufs)) return afp_bad(prog, opt, optarg, "256..16777216"); break;
-		case 'c': if (afp_parse_u32(optarg, 1, 1u << 22, &c->nconn)) return afp_bad(prog, opt, optarg, "1..4194304"); break;
-		case 'p': if (afp_parse_u32(optarg, 64, 1u << 24, &c->npb)) return afp_bad(prog, opt, optarg, "64..16777216"); break;
-		case 'q': if (afp_parse_u32(optarg, 1, 4096, &c->batch)) return afp_bad(prog, opt, optarg, "1..4096"); break;
+		case 'b': if (io_args_u32(optarg, 256, 1u << 24, &c->nbufs)) return afp_bad(prog, opt, optarg, "256..16777216"); break;
+		case 'c': if (io_args_u32(optarg, 1, 1u << 22, &c->nconn)) return afp_bad(prog, opt, optarg, "1..4194304"); break;
+		case 'p': if (io_args_u32(optarg, 64, 1u << 24, &c->npb)) return afp_bad(prog, opt, optarg, "64..16777216"); break;
+		case 'q': if (io_args_u32(optarg, 1, 4096, &c->batch)) return afp_bad(prog, opt, optarg, "1..4096"); break;
 		case 'B':
-			if (afp_parse_u32(optarg, 256, 1u << 22, &c->ring_kib) || c->ring_kib % (AFP_BLOCK_SIZE / 1024))
+			if (io_args_u32(optarg, 256, 1u << 22, &c->ring_kib) || c->ring_kib % (AFP_BLOCK_SIZE / 1024))
 				return afp_bad(prog, opt, optarg, "KiB, a multiple of 128, 256..4194304");
 			break;
 		case 'h': afp_usage(stdout, prog); exit(0);
@@ -570,42 +515,27 @@ static int afp_parse_options(int n, char *const *argv, struct afp_conf *c)
 /* MAC, MTU, address (when not given), up or not; prints why it failed */
 static int afp_query_interface(const char *prog, int *ip_from_kernel)
 {
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
+	const char *name = afp.conf.ifname;
+	uint8_t mac[6];
 	*ip_from_kernel = 0;
-	if (s < 0) {
-		fprintf(stderr, "%s: socket: %s\n", prog, strerror(errno));
+	if (io_if_mac(name, mac)) {
+		fprintf(stderr, "%s: interface %s: %s\n", prog, name, errno == ENODEV ? "no such interface" : strerror(errno));
 		return -1;
 	}
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, afp.conf.ifname);
-	if (ioctl(s, SIOCGIFHWADDR, &ifr) < 0) {
-		fprintf(stderr, "%s: interface %s: %s\n", prog, afp.conf.ifname,
-			errno == ENODEV ? "no such interface" : strerror(errno));
-		goto out;
-	}
 	if (!afp.conf.mac_set)
-		memcpy(afp.conf.mac, ifr.ifr_hwaddr.sa_data, 6);
-	if (!afp.conf.mtu) {
-		afp.conf.mtu = 1500;
-		if (ioctl(s, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu >= 68 && ifr.ifr_mtu <= 65000)
-			afp.conf.mtu = (uint16_t) ifr.ifr_mtu;
-	}
+		memcpy(afp.conf.mac, mac, 6);
+	if (!afp.conf.mtu)
+		afp.conf.mtu = io_if_mtu_or(name, 1500);
 	if (!afp.conf.ip_set) {
-		if (ioctl(s, SIOCGIFADDR, &ifr) < 0) {
-			fprintf(stderr, "%s: interface %s has no IPv4 address: give the stack one with -a\n", prog,
-				afp.conf.ifname);
-			goto out;
+		if (io_if_ip4(name, &afp.conf.ip4_be)) {
+			fprintf(stderr, "%s: interface %s has no IPv4 address: give the stack one with -a\n", prog, name);
+			return -1;
 		}
-		afp.conf.ip4_be = ((struct sockaddr_in *) &ifr.ifr_addr)->sin_addr.s_addr;
 		*ip_from_kernel = 1;
 	}
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0 && !(ifr.ifr_flags & IFF_UP))
-		fprintf(stderr, "%s: warning: %s is down (ip link set %s up)\n", prog, afp.conf.ifname, afp.conf.ifname);
-	rc = 0;
-out:
-	close(s);
-	return rc;
+	if (io_if_is_up(name) == 0)
+		fprintf(stderr, "%s: warning: %s is down (ip link set %s up)\n", prog, name, name);
+	return 0;
 }
 
 static int afp_open_socket(const char *prog, struct afp_thread *t, int fanout_id)
@@ -699,8 +629,7 @@ static int afp_open_socket(const char *prog, struct afp_thread *t, int fanout_id
 static int afp_thread_setup(const char *prog, struct afp_thread *t)
 {
 	const struct afp_conf *c = &afp.conf;
-	uint32_t bufsize = c->mtu + 14u + IO_PKT_ALIGN_PAD + 64u, i;
-	uint8_t key[16];
+	uint32_t bufsize = c->mtu + 14u + IO_PKT_ALIGN_PAD + 64u;
 	t->opaque[0] = t;
 	t->opaque[1] = afp.app_global;
 	if (bufsize < 2048)
@@ -711,26 +640,14 @@ static int afp_thread_setup(const char *prog, struct afp_thread *t)
 		fprintf(stderr, "%s: thread %u: cannot allocate %u packet buffers\n", prog, t->index, c->nbufs);
 		return -1;
 	}
-	t->workspace = calloc(1, iip_workspace_size());
-	t->conns = calloc(c->nconn, iip_tcp_conn_size());
-	t->pbs = calloc(c->npb, iip_pb_size());
 	t->tx = calloc(c->batch, sizeof(*t->tx));
 	t->rx = calloc(c->batch, sizeof(*t->rx));
-	if (!t->workspace || !t->conns || !t->pbs || !t->tx || !t->rx) {
+	if (io_stack_create(&t->workspace, &t->conns, c->nconn, &t->pbs, c->npb) || !t->tx || !t->rx) {
 		fprintf(stderr, "%s: thread %u: out of memory\n", prog, t->index);
 		return -1;
 	}
-	for (i = 0; i < c->nconn; i++)
-		iip_add_tcp_conn(t->workspace, (uint8_t *) t->conns + (size_t) i * iip_tcp_conn_size());
-	for (i = 0; i < c->npb; i++)
-		iip_add_pb(t->workspace, (uint8_t *) t->pbs + (size_t) i * iip_pb_size());
 	iip_set_mtu(t->workspace, c->mtu);
-	if (getrandom(key, sizeof(key), 0) != (ssize_t) sizeof(key)) {
-		fprintf(stderr, "%s: getrandom: %s\n", prog, strerror(errno));
-		return -1;
-	}
-	iip_set_isn_secret(t->workspace, key);
-	return 0;
+	return io_stack_random_isn_secret(t->workspace, prog);
 }
 
 static void afp_thread_teardown(struct afp_thread *t)
@@ -753,20 +670,6 @@ static void afp_on_signal(int sig)
 	afp.stop = 1;
 }
 
-/* the stack's non-zero counters of one thread, on one line */
-static void afp_print_stack_stats(uint16_t i, void *workspace)
-{
-	struct iip_stats st;
-	const unsigned long *v = (const unsigned long *) &st;
-	uint32_t k;
-	iip_stats_get(workspace, &st);
-	printf("af_packet: thread %u: stack:", i);
-	for (k = 0; iip_stats_name(k) && k < sizeof(st) / sizeof(*v); k++)
-		if (v[k])
-			printf(" %s=%lu", iip_stats_name(k), v[k]);
-	printf("\n");
-}
-
 static void afp_print_stats(void)
 {
 	uint16_t i;
@@ -786,7 +689,7 @@ static void afp_print_stats(void)
 			printf("af_packet: thread %u: vnet: tx csum %llu tso %llu pseudo-fixed %llu bad %llu\n", i,
 			       (unsigned long long) t->vnet.tx_csum, (unsigned long long) t->vnet.tx_tso,
 			       (unsigned long long) t->vnet.tx_pseudo_fixed, (unsigned long long) t->vnet.tx_bad);
-		afp_print_stack_stats(i, t->workspace);
+		io_stack_print_counters("af_packet", i, t->workspace);
 		snprintf(name, sizeof(name), "af_packet: thread %u", i);
 		io_pkt_pool_report(&t->pool, stdout, name); /* open connections hold packets: informational */
 	}
@@ -808,19 +711,13 @@ static int __iosub_main(int argc, char *const *argv)
 	}
 	if (argc < 1)
 		return 2;
-	for (nopt = 1; nopt < argc && strcmp(argv[nopt], "--"); nopt++)
-		;
+	nopt = io_args_backend_end(argc, argv);
 	if (afp_parse_options(nopt, argv, &afp.conf))
 		return 2;
 	afp.nthreads = afp.conf.cores.count;
 	afp.vnet_hdr = (afp.conf.features & (AFP_F_CSUM | AFP_F_TSO)) != 0;
-	for (i = 0; i < afp.nthreads; i++) {
-		if (afp.conf.cores.cores[i] >= (uint16_t) sysconf(_SC_NPROCESSORS_CONF)) {
-			fprintf(stderr, "%s: -l: core %u does not exist (%ld cores)\n", prog, afp.conf.cores.cores[i],
-				sysconf(_SC_NPROCESSORS_CONF));
-			return 2;
-		}
-	}
+	if (io_threads_check_cores(prog, &afp.conf.cores))
+		return 2;
 	afp.conf.ifindex = (int) if_nametoindex(afp.conf.ifname);
 	if (!afp.conf.ifindex) {
 		fprintf(stderr, "%s: interface %s does not exist\n", prog, afp.conf.ifname);
@@ -864,24 +761,14 @@ static int __iosub_main(int argc, char *const *argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-#ifdef __GLIBC__
-	optind = 0; /* full getopt reset for the app's parser */
-#else
-	optind = 1;
-#endif
-	opterr = 1;
+	io_args_reset_getopt();
 	{ /* the app's section: argv[0] then everything after "--" */
-		int app_argc = argc - nopt;
-		char **app_argv = calloc((size_t) app_argc + 2, sizeof(char *));
+		int app_argc;
+		char **app_argv = io_args_app_argv(argc, argv, nopt + 1, &app_argc);
 		if (!app_argv) {
 			rc = 2;
 			goto out;
 		}
-		app_argv[0] = argv[0];
-		if (app_argc > 1)
-			memcpy(&app_argv[1], &argv[nopt + 1], (size_t) (app_argc - 1) * sizeof(char *));
-		if (app_argc < 1)
-			app_argc = 1;
 		afp.app_global = __app_init(app_argc, app_argv);
 		free(app_argv);
 	}
@@ -893,19 +780,12 @@ static int __iosub_main(int argc, char *const *argv)
 	}
 	for (i = 0; i < afp.nthreads; i++) {
 		struct afp_thread *t = &afp.threads[i];
-		cpu_set_t cs;
-		int e = pthread_create(&t->th, NULL, afp_thread_main, t);
-		if (e) {
-			fprintf(stderr, "%s: pthread_create: %s\n", prog, strerror(e));
+		if (io_threads_start_pinned(prog, &t->th, afp_thread_main, t, i, t->core)) {
 			afp.stop = 1;
 			afp.nthreads = i;
 			rc = 2;
 			break;
 		}
-		CPU_ZERO(&cs);
-		CPU_SET(t->core, &cs);
-		if ((e = pthread_setaffinity_np(t->th, sizeof(cs), &cs)))
-			fprintf(stderr, "%s: warning: cannot pin thread %u to core %u: %s\n", prog, i, t->core, strerror(e));
 	}
 	for (i = 0; i < afp.nthreads; i++)
 		pthread_join(afp.threads[i].th, NULL);

@@ -24,6 +24,8 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
+#include "../common/ifquery.h"
+
 struct afx_ifinfo {
 	char name[IF_NAMESIZE];
 	unsigned int index;
@@ -33,19 +35,6 @@ struct afx_ifinfo {
 	uint32_t rx_queues;     /* queues an AF_XDP socket can bind to */
 	const char *rx_queues_from;
 };
-
-/* ioctl on a throw-away datagram socket; -1 with errno on failure */
-static inline int afx_ifinfo_ioctl(unsigned long req, struct ifreq *ifr)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc, saved;
-	if (fd < 0)
-		return -1;
-	rc = ioctl(fd, req, ifr);
-	saved = errno;
-	close(fd);
-	errno = saved;
-	return rc;
-}
 
 /*
  * Receive queues: ethtool's channel count when the driver reports one
@@ -61,9 +50,8 @@ static inline uint32_t afx_ifinfo_rx_queues(const char *name, const char **from)
 	memset(&ch, 0, sizeof(ch));
 	memset(&ifr, 0, sizeof(ifr));
 	ch.cmd = ETHTOOL_GCHANNELS;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
 	ifr.ifr_data = (char *) &ch;
-	if (afx_ifinfo_ioctl(SIOCETHTOOL, &ifr) == 0 && (ch.combined_count || ch.rx_count)) {
+	if (io_if_ioctl(name, SIOCETHTOOL, &ifr) == 0 && (ch.combined_count || ch.rx_count)) {
 		*from = "ethtool channels";
 		return ch.combined_count > ch.rx_count ? ch.combined_count : ch.rx_count;
 	}
@@ -94,8 +82,7 @@ static inline int afx_ifinfo_get(const char *name, struct afx_ifinfo *info, char
 		return -1;
 	}
 	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (afx_ifinfo_ioctl(SIOCGIFHWADDR, &ifr) != 0) {
+	if (io_if_ioctl(name, SIOCGIFHWADDR, &ifr) != 0) {
 		snprintf(err, err_len, "interface '%s': cannot read its MAC address: %s", name, strerror(errno));
 		return -1;
 	}
@@ -106,8 +93,7 @@ static inline int afx_ifinfo_get(const char *name, struct afx_ifinfo *info, char
 	}
 	memcpy(info->mac, ifr.ifr_hwaddr.sa_data, 6);
 	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
-	if (afx_ifinfo_ioctl(SIOCGIFMTU, &ifr) != 0) {
+	if (io_if_ioctl(name, SIOCGIFMTU, &ifr) != 0) {
 		snprintf(err, err_len, "interface '%s': cannot read its MTU: %s", name, strerror(errno));
 		return -1;
 	}

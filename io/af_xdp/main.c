@@ -48,7 +48,6 @@
 #include <arpa/inet.h>
 #include <linux/if_link.h>
 #include <linux/if_xdp.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
@@ -57,6 +56,9 @@
 #include "../common/pkt.h"
 #include "../common/pcap.h"
 #include "../common/corelist.h"
+#include "../common/args.h"
+#include "../common/clock.h"
+#include "../common/stack_setup.h"
 #include "../common/rss.h"
 #include "ifinfo.h"
 #include "umem.h"
@@ -149,26 +151,6 @@ static struct afx_thread *afx_thread_of(void *opaque)
 {
 	return (struct afx_thread *) ((void **) opaque)[0];
 }
-
-/* ---- clock ------------------------------------------------------------------ */
-
-static uint64_t afx_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
-#ifdef APP_IIP_OPS_UTIL_NOW_NS_NONE
-static void iip_ops_util_now_ns(uint32_t t[3], void *opaque)
-{
-	uint64_t now = afx_now_ns(), s = now / 1000000000ull;
-	(void) opaque;
-	t[0] = (uint32_t) (s >> 32);
-	t[1] = (uint32_t) s;
-	t[2] = (uint32_t) (now % 1000000000ull);
-}
-#endif
 
 /* ---- NIC features: AF_XDP passes frames as they are ------------------------- */
 
@@ -276,7 +258,7 @@ static void afx_capture(const struct io_pkt *pkt)
 	if (!afx.pcap_on)
 		return;
 	pthread_mutex_lock(&afx.pcap_lock);
-	io_pcap_begin(&afx.pcap, afx.pcap_epoch_ns + afx_now_ns(), io_pkt_total_len(pkt));
+	io_pcap_begin(&afx.pcap, afx.pcap_epoch_ns + io_clock_now_ns(), io_pkt_total_len(pkt));
 	for (s = pkt; s; s = s->next)
 		io_pcap_append(&afx.pcap, s->data, s->len);
 	io_pcap_end(&afx.pcap);
@@ -456,20 +438,6 @@ static void afx_usage(FILE *f, const char *prog)
 		prog);
 }
 
-static int afx_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-	if (*s == '-' || *s == '\0')
-		return -1;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = (uint32_t) v;
-	return 0;
-}
-
 static int afx_is_pow2(uint32_t v)
 {
 	return v && !(v & (v - 1));
@@ -509,7 +477,7 @@ static int afx_parse_options(int n, char *const *argv, struct afx_conf *c)
 				return afx_bad_option(prog, opt, optarg, "at most 64 cores");
 			break;
 		case 'e':
-			if (afx_parse_u32(optarg, 0, 60000, &c->poll_ms))
+			if (io_args_u32(optarg, 0, 60000, &c->poll_ms))
 				return afx_bad_option(prog, opt, optarg, "milliseconds, 0..60000");
 			break;
 		case 'M':
@@ -525,23 +493,23 @@ static int afx_parse_options(int n, char *const *argv, struct afx_conf *c)
 			else return afx_bad_option(prog, opt, optarg, "auto, zc or copy");
 			break;
 		case 'r':
-			if (afx_parse_u32(optarg, 64, 32768, &c->rx_size) || !afx_is_pow2(c->rx_size))
+			if (io_args_u32(optarg, 64, 32768, &c->rx_size) || !afx_is_pow2(c->rx_size))
 				return afx_bad_option(prog, opt, optarg, "a power of 2, 64..32768");
 			break;
 		case 't':
-			if (afx_parse_u32(optarg, 64, 32768, &c->tx_size) || !afx_is_pow2(c->tx_size))
+			if (io_args_u32(optarg, 64, 32768, &c->tx_size) || !afx_is_pow2(c->tx_size))
 				return afx_bad_option(prog, opt, optarg, "a power of 2, 64..32768");
 			break;
 		case 'n':
-			if (afx_parse_u32(optarg, 1024, 1u << 22, &c->nframes))
+			if (io_args_u32(optarg, 1024, 1u << 22, &c->nframes))
 				return afx_bad_option(prog, opt, optarg, "1024..4194304");
 			break;
 		case 'f':
-			if (afx_parse_u32(optarg, 2048, 4096, &c->frame_size) || !afx_is_pow2(c->frame_size))
+			if (io_args_u32(optarg, 2048, 4096, &c->frame_size) || !afx_is_pow2(c->frame_size))
 				return afx_bad_option(prog, opt, optarg, "2048 or 4096");
 			break;
 		case 'b':
-			if (afx_parse_u32(optarg, 1, 4096, &c->batch))
+			if (io_args_u32(optarg, 1, 4096, &c->batch))
 				return afx_bad_option(prog, opt, optarg, "1..4096");
 			break;
 		case 'S':
@@ -558,11 +526,11 @@ static int afx_parse_options(int n, char *const *argv, struct afx_conf *c)
 			break;
 		}
 		case 'c':
-			if (afx_parse_u32(optarg, 1, 1u << 22, &c->nconn))
+			if (io_args_u32(optarg, 1, 1u << 22, &c->nconn))
 				return afx_bad_option(prog, opt, optarg, "1..4194304");
 			break;
 		case 'p':
-			if (afx_parse_u32(optarg, 64, 1u << 24, &c->npb))
+			if (io_args_u32(optarg, 64, 1u << 24, &c->npb))
 				return afx_bad_option(prog, opt, optarg, "64..16777216");
 			break;
 		case 'w': c->pcap_path = optarg; break;
@@ -784,8 +752,6 @@ static uint32_t afx_pow2_at_least(uint32_t v)
 static int afx_thread_setup(struct afx_thread *t, uint16_t index)
 {
 	const struct afx_conf *c = &afx.conf;
-	uint8_t key[16];
-	uint32_t i;
 	t->index = index;
 	t->core = c->cores.cores[index];
 	t->queue = index;
@@ -793,25 +759,13 @@ static int afx_thread_setup(struct afx_thread *t, uint16_t index)
 	t->pending_cap = 2 * c->tx_size;
 	t->pending = calloc(t->pending_cap, sizeof(*t->pending));
 	t->rxbatch = calloc(c->batch, sizeof(*t->rxbatch));
-	t->workspace = calloc(1, iip_workspace_size());
-	t->conns = calloc(c->nconn, iip_tcp_conn_size());
-	t->pbs = calloc(c->npb, iip_pb_size());
-	if (!t->pending || !t->rxbatch || !t->workspace || !t->conns || !t->pbs ||
+	if (!t->pending || !t->rxbatch || io_stack_create(&t->workspace, &t->conns, c->nconn, &t->pbs, c->npb) ||
 	    afx_txq_init(&t->txq, afx_pow2_at_least(2 * c->tx_size)) || afx_waker_init(&t->waker)) {
 		fprintf(stderr, "af_xdp: thread %u: out of memory\n", index);
 		return -1;
 	}
-	for (i = 0; i < c->nconn; i++)
-		iip_add_tcp_conn(t->workspace, (uint8_t *) t->conns + (size_t) i * iip_tcp_conn_size());
-	for (i = 0; i < c->npb; i++)
-		iip_add_pb(t->workspace, (uint8_t *) t->pbs + (size_t) i * iip_pb_size());
 	iip_set_mtu(t->workspace, (uint16_t) afx.ifi.mtu);
-	if (getrandom(key, sizeof(key), 0) != (ssize_t) sizeof(key)) {
-		fprintf(stderr, "af_xdp: getrandom failed: %s\n", strerror(errno));
-		return -1;
-	}
-	iip_set_isn_secret(t->workspace, key); /* RFC 6528: secret per run */
-	return 0;
+	return io_stack_random_isn_secret(t->workspace, "af_xdp");
 }
 
 /* after the socket is open: the frame pool over its UMEM, and the fill ring */
@@ -1087,7 +1041,7 @@ static int afx_setup(int argc, char *const *argv, int afx_argc)
 			return 1;
 		}
 		clock_gettime(CLOCK_REALTIME, &wall);
-		afx.pcap_epoch_ns = (uint64_t) wall.tv_sec * 1000000000ull + (uint64_t) wall.tv_nsec - afx_now_ns();
+		afx.pcap_epoch_ns = (uint64_t) wall.tv_sec * 1000000000ull + (uint64_t) wall.tv_nsec - io_clock_now_ns();
 		afx.pcap_on = 1;
 	}
 	afx_ip_str(afx.ip4_be, ip, sizeof(ip));
@@ -1139,8 +1093,7 @@ static int __iosub_main(int argc, char *const *argv)
 	}
 	if (argc < 1)
 		return 2;
-	for (afx_argc = 1; afx_argc < argc && strcmp(argv[afx_argc], "--"); afx_argc++)
-		;
+	afx_argc = io_args_backend_end(argc, argv);
 	if (afx_parse_options(afx_argc, argv, &afx.conf)) {
 		afx_usage(stderr, argv[0]);
 		return 2;
@@ -1155,21 +1108,13 @@ static int __iosub_main(int argc, char *const *argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	{ /* the application's options: argv[0] and everything after "--" */
-		int app_argc = 1, k;
-		app_argv = calloc((size_t) argc + 1, sizeof(char *));
+		int app_argc;
+		app_argv = io_args_app_argv(argc, argv, afx_argc + 1, &app_argc);
 		if (!app_argv) {
 			afx_teardown();
 			return 1;
 		}
-		app_argv[0] = argv[0];
-		for (k = afx_argc + 1; k < argc; k++)
-			app_argv[app_argc++] = argv[k];
-#ifdef __GLIBC__
-		optind = 0; /* full getopt reset for the app's parser */
-#else
-		optind = 1;
-#endif
-		opterr = 1;
+		io_args_reset_getopt();
 		afx.threads[0].opaque[1] = __app_init(app_argc, app_argv);
 		for (i = 1; i < afx.nthreads; i++)
 			afx.threads[i].opaque[1] = afx.threads[0].opaque[1];

@@ -40,9 +40,8 @@ static inline int afx_nic_rss_ethtool(const char *ifname, void *cmd)
 {
 	struct ifreq ifr;
 	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	ifr.ifr_data = cmd;
-	return afx_ifinfo_ioctl(SIOCETHTOOL, &ifr);
+	return io_if_ioctl(ifname, SIOCETHTOOL, &ifr);
 }
 
 /* which fields the NIC hashes for flow_type: 1 = 4-tuple, 0 = addresses only, -1 = neither */

@@ -41,7 +41,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
-#include <sys/random.h>
 
 #include <rte_eal.h>
 #include <rte_errno.h>
@@ -53,6 +52,9 @@
 
 #include "../common/rss.h"
 #include "../common/pcap.h"
+#include "../common/args.h"
+#include "../common/clock.h"
+#include "../common/stack_setup.h"
 
 /* the application's side of the contract (COMPAT.md section 3) */
 static void *__app_init(int argc, char *const *argv);
@@ -180,31 +182,11 @@ static inline const struct dpk_port *dpk_port_by_id(uint16_t id)
 	return &dpk.ports[dpk.port_index[id]];
 }
 
-static uint64_t dpk_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
 #include "mbuf_ops.h"
 #include "port.h"
 #include "steer.h"
 #include "tx.h"
 #include "wait.h"
-
-/* ---- clock ------------------------------------------------------------------ */
-
-#ifdef APP_IIP_OPS_UTIL_NOW_NS_NONE
-static void iip_ops_util_now_ns(uint32_t t[3], void *opaque)
-{
-	uint64_t now = dpk_now_ns(), s = now / 1000000000ull;
-	(void) opaque;
-	t[0] = (uint32_t) (s >> 32);
-	t[1] = (uint32_t) s;
-	t[2] = (uint32_t) (now % 1000000000ull);
-}
-#endif
 
 /* ---- flow affinity ------------------------------------------------------------ */
 
@@ -236,7 +218,7 @@ static void dpk_capture(const struct rte_mbuf *m)
 	if (!dpk.pcap_on)
 		return;
 	pthread_mutex_lock(&dpk.pcap_lock);
-	io_pcap_begin(&dpk.pcap, dpk.pcap_epoch_ns + dpk_now_ns(), m->pkt_len);
+	io_pcap_begin(&dpk.pcap, dpk.pcap_epoch_ns + io_clock_now_ns(), m->pkt_len);
 	for (s = m; s; s = s->next)
 		io_pcap_append(&dpk.pcap, rte_pktmbuf_mtod(s, const void *), s->data_len);
 	io_pcap_end(&dpk.pcap);
@@ -619,25 +601,13 @@ static int dpk_create_pools(const char *prog)
 
 static int dpk_thread_setup(struct dpk_thread *t)
 {
-	uint8_t key[16];
-	uint32_t i;
 	t->opaque[0] = t;
-	t->workspace = calloc(1, iip_workspace_size());
-	t->conns = calloc(dpk.conf.nconn, iip_tcp_conn_size());
-	t->pbs = calloc(dpk.conf.npb, iip_pb_size());
-	if (!t->workspace || !t->conns || !t->pbs) {
+	if (io_stack_create(&t->workspace, &t->conns, dpk.conf.nconn, &t->pbs, dpk.conf.npb)) {
 		fprintf(stderr, "dpdk: thread %u: out of memory\n", t->index);
 		return -1;
 	}
-	for (i = 0; i < dpk.conf.nconn; i++)
-		iip_add_tcp_conn(t->workspace, (uint8_t *) t->conns + (size_t) i * iip_tcp_conn_size());
-	for (i = 0; i < dpk.conf.npb; i++)
-		iip_add_pb(t->workspace, (uint8_t *) t->pbs + (size_t) i * iip_pb_size());
-	if (getrandom(key, sizeof(key), 0) != (ssize_t) sizeof(key)) {
-		fprintf(stderr, "dpdk: getrandom failed: %s\n", strerror(errno));
+	if (io_stack_random_isn_secret(t->workspace, "dpdk"))
 		return -1;
-	}
-	iip_set_isn_secret(t->workspace, key); /* RFC 6528: a secret per run */
 	if (dpk_steer_init(t)) {
 		fprintf(stderr, "dpdk: thread %u: cannot create its steering ring or eventfd\n", t->index);
 		return -1;
@@ -729,7 +699,7 @@ static int dpk_setup(const char *prog)
 			return -1;
 		}
 		clock_gettime(CLOCK_REALTIME, &wall);
-		dpk.pcap_epoch_ns = (uint64_t) wall.tv_sec * 1000000000ull + (uint64_t) wall.tv_nsec - dpk_now_ns();
+		dpk.pcap_epoch_ns = (uint64_t) wall.tv_sec * 1000000000ull + (uint64_t) wall.tv_nsec - io_clock_now_ns();
 		dpk.pcap_on = 1;
 	}
 	return 0;
@@ -921,21 +891,14 @@ static int dpk_main(int argc, char *const *argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	{ /* the application's options: argv[0] and everything after the second "--" */
-		char **app_argv = dpk.app_argv = calloc((size_t) argc + 1, sizeof(char *));
-		int app_argc = 1, k;
+		int app_argc;
+		char **app_argv = dpk.app_argv = io_args_app_argv(argc, argv, second < 0 ? argc : second + 1, &app_argc);
 		if (!app_argv) {
 			dpk_teardown();
 			return 1;
 		}
 		app_argv[0] = (char *) prog;
-		for (k = second < 0 ? argc : second + 1; k < argc; k++)
-			app_argv[app_argc++] = argv[k];
-#ifdef __GLIBC__
-		optind = 0; /* full getopt reset for the app's parser */
-#else
-		optind = 1;
-#endif
-		opterr = 1;
+		io_args_reset_getopt();
 		dpk.threads[0].opaque[1] = __app_init(app_argc, app_argv);
 		for (i = 1; i < dpk.nthreads; i++)
 			dpk.threads[i].opaque[1] = dpk.threads[0].opaque[1];

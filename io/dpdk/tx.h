@@ -199,7 +199,7 @@ static void dpk_capture(const struct rte_mbuf *m);
 static void dpk_tx_unstick(struct dpk_thread *t, uint16_t pi)
 {
 	struct dpk_txbuf *b = &t->tx[pi];
-	uint64_t now = dpk_now_ns();
+	uint64_t now = io_clock_now_ns();
 	if (!b->stuck_since_ns) {
 		b->stuck_since_ns = now;
 		return;

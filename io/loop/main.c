@@ -37,11 +37,12 @@
 #include <string.h>
 #include <time.h>
 #include <arpa/inet.h>
-#include <sys/random.h>
 
 #include "../common/pkt.h"
 #include "../common/pkt_offload.h"
 #include "../common/pcap.h"
+#include "../common/args.h"
+#include "../common/stack_setup.h"
 #include "link.h"
 
 /* the application's side of the contract (COMPAT.md section 3); declared so
@@ -350,24 +351,13 @@ static int loop_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *o
 	return 0;
 }
 
-static int loop_parse_features(const char *s, uint32_t *out)
-{
-	char buf[128], *tok, *save = NULL;
-	uint32_t f = 0;
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "sg")) f |= LOOP_F_SG;
-		else if (!strcmp(tok, "tso")) f |= LOOP_F_TSO;
-		else if (!strcmp(tok, "csum")) f |= LOOP_F_CSUM;
-		else if (!strcmp(tok, "lro")) f |= LOOP_F_LRO;
-		else if (!strcmp(tok, "none")) f |= 0;
-		else return -1;
-	}
-	*out = f;
-	return 0;
-}
+static const struct io_args_flag loop_feature_names[] = {
+	{ "sg", LOOP_F_SG },
+	{ "tso", LOOP_F_TSO },
+	{ "csum", LOOP_F_CSUM },
+	{ "lro", LOOP_F_LRO },
+	{ NULL, 0 },
+};
 
 static int loop_bad_option(const char *prog, int opt, const char *arg, const char *why)
 {
@@ -447,7 +437,7 @@ static int loop_parse_options(int n, char *const *argv, struct loop_conf *c)
 		case 'w': c->pcap_path = optarg; break;
 		case 'N': c->pcap_nsec = 1; break;
 		case 'F':
-			if (loop_parse_features(optarg, &c->features))
+			if (io_args_flags(optarg, loop_feature_names, &c->features))
 				return loop_bad_option(prog, opt, optarg, "comma list of sg,tso,csum,lro or none");
 			break;
 		case 'm':
@@ -531,7 +521,7 @@ static void loop_print_conf(const struct loop_conf *c)
 static int loop_host_setup(struct loop_host *h, uint16_t index)
 {
 	const struct loop_conf *c = &loop.conf;
-	uint32_t bufsize = c->mtu + 14u + 64u, i;
+	uint32_t bufsize = c->mtu + 14u + 64u;
 	uint8_t key[16];
 	h->index = index;
 	h->mac[0] = 0x02;
@@ -544,19 +534,12 @@ static int loop_host_setup(struct loop_host *h, uint16_t index)
 		fprintf(stderr, "loop: host %u: cannot allocate its packet pool\n", index + 1);
 		return -1;
 	}
-	h->workspace = calloc(1, iip_workspace_size());
-	h->conns = calloc(c->nconn, iip_tcp_conn_size());
-	h->pbs = calloc(c->npb, iip_pb_size());
 	h->tx = calloc(c->batch, sizeof(*h->tx));
 	h->rx = calloc(c->batch, sizeof(*h->rx));
-	if (!h->workspace || !h->conns || !h->pbs || !h->tx || !h->rx) {
+	if (io_stack_create(&h->workspace, &h->conns, c->nconn, &h->pbs, c->npb) || !h->tx || !h->rx) {
 		fprintf(stderr, "loop: host %u: out of memory\n", index + 1);
 		return -1;
 	}
-	for (i = 0; i < c->nconn; i++)
-		iip_add_tcp_conn(h->workspace, (uint8_t *) h->conns + (size_t) i * iip_tcp_conn_size());
-	for (i = 0; i < c->npb; i++)
-		iip_add_pb(h->workspace, (uint8_t *) h->pbs + (size_t) i * iip_pb_size());
 	iip_set_mtu(h->workspace, c->mtu);
 	if (c->virtual_clock) { /* reproducible: derived from the seed */
 		struct loop_rng r;
@@ -566,12 +549,10 @@ static int loop_host_setup(struct loop_host *h, uint16_t index)
 		b = loop_rng_next(&r);
 		memcpy(key, &a, 8);
 		memcpy(key + 8, &b, 8);
-	} else if (getrandom(key, sizeof(key), 0) != (ssize_t) sizeof(key)) {
-		fprintf(stderr, "loop: getrandom failed: %s\n", strerror(errno));
-		return -1;
+		iip_set_isn_secret(h->workspace, key);
+		return 0;
 	}
-	iip_set_isn_secret(h->workspace, key);
-	return 0;
+	return io_stack_random_isn_secret(h->workspace, "loop");
 }
 
 static void loop_host_teardown(struct loop_host *h)
@@ -773,12 +754,7 @@ static int __iosub_main(int argc, char *const *argv)
 	loop_print_conf(&loop.conf);
 	for (i = 0; i < loop.conf.nhosts; i++) {
 		struct loop_host *h = &loop.hosts[i];
-#ifdef __GLIBC__
-		optind = 0; /* full getopt reset for the app's parser */
-#else
-		optind = 1;
-#endif
-		opterr = 1;
+		io_args_reset_getopt();
 		h->opaque[1] = __app_init(h->argc, h->argv);
 		h->opaque[2] = __app_thread_init(h->workspace, i, h->opaque);
 	}

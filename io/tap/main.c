@@ -52,6 +52,12 @@
 #include "../common/pkt.h"
 #include "../common/pkt_offload.h"
 #include "../common/corelist.h"
+#include "../common/args.h"
+#include "../common/clock.h"
+#include "../common/threads.h"
+#include "../common/stack_setup.h"
+#include "../common/stack_counters.h"
+#include "../common/ifquery.h"
 #include "../common/vnet.h"
 #include "steer.h"
 
@@ -120,26 +126,6 @@ static struct tap_thread *tap_thread_of(void *opaque)
 {
 	return (struct tap_thread *) ((void **) opaque)[0];
 }
-
-/* ---- clock ------------------------------------------------------------------ */
-
-static uint64_t tap_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
-}
-
-#ifdef APP_IIP_OPS_UTIL_NOW_NS_NONE
-static void iip_ops_util_now_ns(uint32_t t[3], void *opaque)
-{
-	uint64_t now = tap_now_ns(), s = now / 1000000000ull;
-	(void) opaque;
-	t[0] = (uint32_t) (s >> 32);
-	t[1] = (uint32_t) s;
-	t[2] = (uint32_t) (now % 1000000000ull);
-}
-#endif
 
 /* ---- L2 and NIC callbacks ---------------------------------------------------- */
 
@@ -404,20 +390,6 @@ static int tap_bad(const char *prog, int opt, const char *arg, const char *why)
 	return -1;
 }
 
-static int tap_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-	char *end;
-	unsigned long long v;
-	if (*s == '-' || *s == '\0')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = (uint32_t) v;
-	return 0;
-}
-
 /* "A.B.C.D" or "A.B.C.D/LEN"; *prefix = -1 when no length is given */
 static int tap_parse_ip_prefix(const char *s, uint32_t *ip_be, int *prefix)
 {
@@ -431,7 +403,7 @@ static int tap_parse_ip_prefix(const char *s, uint32_t *ip_be, int *prefix)
 	slash = strchr(buf, '/');
 	if (slash) {
 		*slash = '\0';
-		if (tap_parse_u32(slash + 1, 0, 32, &len))
+		if (io_args_u32(slash + 1, 0, 32, &len))
 			return -1;
 		*prefix = (int) len;
 	}
@@ -441,40 +413,13 @@ static int tap_parse_ip_prefix(const char *s, uint32_t *ip_be, int *prefix)
 	return 0;
 }
 
-static int tap_parse_mac(const char *s, uint8_t mac[6])
-{
-	unsigned v[6];
-	char extra;
-	int i;
-	if (sscanf(s, "%x:%x:%x:%x:%x:%x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &extra) != 6)
-		return -1;
-	for (i = 0; i < 6; i++) {
-		if (v[i] > 0xff)
-			return -1;
-		mac[i] = (uint8_t) v[i];
-	}
-	if (mac[0] & 1)
-		return -1; /* multicast: not an interface address */
-	return 0;
-}
-
-static int tap_parse_features(const char *s, uint32_t *out)
-{
-	char buf[128], *tok, *save = NULL;
-	uint32_t f = 0;
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "sg")) f |= TAP_F_SG;
-		else if (!strcmp(tok, "csum")) f |= TAP_F_CSUM;
-		else if (!strcmp(tok, "tso")) f |= TAP_F_TSO;
-		else if (!strcmp(tok, "lro")) f |= TAP_F_LRO;
-		else if (strcmp(tok, "none")) return -1;
-	}
-	*out = f;
-	return 0;
-}
+static const struct io_args_flag tap_feature_names[] = {
+	{ "sg", TAP_F_SG },
+	{ "csum", TAP_F_CSUM },
+	{ "tso", TAP_F_TSO },
+	{ "lro", TAP_F_LRO },
+	{ NULL, 0 },
+};
 
 static int tap_parse_options(int n, char *const *argv, struct tap_conf *c)
 {
@@ -506,7 +451,7 @@ static int tap_parse_options(int n, char *const *argv, struct tap_conf *c)
 			have_ip = 1;
 			break;
 		case 'M':
-			if (tap_parse_mac(optarg, c->mac))
+			if (io_args_mac(optarg, c->mac))
 				return tap_bad(prog, opt, optarg, "a unicast MAC such as 02:00:00:00:00:01");
 			c->mac_set = 1;
 			break;
@@ -521,22 +466,22 @@ static int tap_parse_options(int n, char *const *argv, struct tap_conf *c)
 				return tap_bad(prog, opt, optarg, "at most 64 cores");
 			break;
 		case 'e':
-			if (tap_parse_u32(optarg, 0, 60000, &c->wait_ms))
+			if (io_args_u32(optarg, 0, 60000, &c->wait_ms))
 				return tap_bad(prog, opt, optarg, "milliseconds 0..60000");
 			break;
 		case 'F':
-			if (tap_parse_features(optarg, &c->features))
+			if (io_args_flags(optarg, tap_feature_names, &c->features))
 				return tap_bad(prog, opt, optarg, "comma list of sg,csum,tso,lro or none");
 			break;
 		case 'm':
-			if (tap_parse_u32(optarg, 68, 65000, &v))
+			if (io_args_u32(optarg, 68, 65000, &v))
 				return tap_bad(prog, opt, optarg, "68..65000");
 			c->mtu = (uint16_t) v;
 			break;
-		case 'b': if (tap_parse_u32(optarg, 256, 1u << 24, &c->nbufs)) return tap_bad(prog, opt, optarg, "256..16777216"); break;
-		case 'c': if (tap_parse_u32(optarg, 1, 1u << 22, &c->nconn)) return tap_bad(prog, opt, optarg, "1..4194304"); break;
-		case 'p': if (tap_parse_u32(optarg, 64, 1u << 24, &c->npb)) return tap_bad(prog, opt, optarg, "64..16777216"); break;
-		case 'q': if (tap_parse_u32(optarg, 1, 4096, &c->batch)) return tap_bad(prog, opt, optarg, "1..4096"); break;
+		case 'b': if (io_args_u32(optarg, 256, 1u << 24, &c->nbufs)) return tap_bad(prog, opt, optarg, "256..16777216"); break;
+		case 'c': if (io_args_u32(optarg, 1, 1u << 22, &c->nconn)) return tap_bad(prog, opt, optarg, "1..4194304"); break;
+		case 'p': if (io_args_u32(optarg, 64, 1u << 24, &c->npb)) return tap_bad(prog, opt, optarg, "64..16777216"); break;
+		case 'q': if (io_args_u32(optarg, 1, 4096, &c->batch)) return tap_bad(prog, opt, optarg, "1..4096"); break;
 		case 'h': tap_usage(stdout, prog); exit(0);
 		case ':':
 			fprintf(stderr, "%s: option -%c needs a value\n", prog, optopt);
@@ -638,57 +583,38 @@ static uint32_t tap_prefix_mask_be(int prefix)
 /* -k: address, MTU and "up" on the kernel side, through ioctls */
 static int tap_configure_kernel_side(const char *prog)
 {
+	const char *name = tap.conf.ifname;
 	struct ifreq ifr;
 	struct sockaddr_in *sin = (struct sockaddr_in *) &ifr.ifr_addr;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc = -1;
-	if (s < 0) {
-		fprintf(stderr, "%s: socket: %s\n", prog, strerror(errno));
-		return -1;
-	}
 	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, tap.conf.ifname);
 	sin->sin_family = AF_INET;
 	sin->sin_addr.s_addr = tap.conf.kernel_ip4_be;
-	if (ioctl(s, SIOCSIFADDR, &ifr) < 0)
+	if (io_if_ioctl(name, SIOCSIFADDR, &ifr) < 0)
 		goto fail;
 	sin->sin_addr.s_addr = tap_prefix_mask_be(tap.conf.kernel_prefix);
-	if (ioctl(s, SIOCSIFNETMASK, &ifr) < 0)
+	if (io_if_ioctl(name, SIOCSIFNETMASK, &ifr) < 0)
 		goto fail;
 	if (tap.conf.mtu) {
 		ifr.ifr_mtu = tap.conf.mtu;
-		if (ioctl(s, SIOCSIFMTU, &ifr) < 0)
+		if (io_if_ioctl(name, SIOCSIFMTU, &ifr) < 0)
 			goto fail;
 	}
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+	if (io_if_ioctl(name, SIOCGIFFLAGS, &ifr) < 0)
 		goto fail;
 	ifr.ifr_flags |= IFF_UP;
-	if (ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+	if (io_if_ioctl(name, SIOCSIFFLAGS, &ifr) < 0)
 		goto fail;
-	rc = 0;
+	return 0;
 fail:
-	if (rc)
-		fprintf(stderr, "%s: cannot configure the kernel side of %s (-k): %s\n", prog, tap.conf.ifname,
-			strerror(errno));
-	close(s);
-	return rc;
+	fprintf(stderr, "%s: cannot configure the kernel side of %s (-k): %s\n", prog, name, strerror(errno));
+	return -1;
 }
 
 /* the device's MTU and whether it is up, for the banner and the defaults */
 static void tap_query_device(uint16_t *mtu, int *up)
 {
-	struct ifreq ifr;
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	*mtu = 1500;
-	*up = 0;
-	if (s < 0)
-		return;
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, tap.conf.ifname);
-	if (ioctl(s, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu >= 68 && ifr.ifr_mtu <= 65000)
-		*mtu = (uint16_t) ifr.ifr_mtu;
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) == 0)
-		*up = (ifr.ifr_flags & IFF_UP) != 0;
-	close(s);
+	*mtu = io_if_mtu_or(tap.conf.ifname, 1500);
+	*up = io_if_is_up(tap.conf.ifname) == 1;
 }
 
 /* ---- setup and teardown --------------------------------------------------------------- */
@@ -696,8 +622,7 @@ static void tap_query_device(uint16_t *mtu, int *up)
 static int tap_thread_setup(const char *prog, struct tap_thread *t, uint16_t index)
 {
 	const struct tap_conf *c = &tap.conf;
-	uint32_t bufsize = c->mtu + 14u + IO_PKT_ALIGN_PAD + 64u, i;
-	uint8_t key[16];
+	uint32_t bufsize = c->mtu + 14u + IO_PKT_ALIGN_PAD + 64u;
 	t->index = index;
 	t->core = c->cores.cores[index];
 	t->opaque[0] = t;
@@ -710,26 +635,14 @@ static int tap_thread_setup(const char *prog, struct tap_thread *t, uint16_t ind
 		fprintf(stderr, "%s: thread %u: cannot allocate %u packet buffers\n", prog, index, c->nbufs);
 		return -1;
 	}
-	t->workspace = calloc(1, iip_workspace_size());
-	t->conns = calloc(c->nconn, iip_tcp_conn_size());
-	t->pbs = calloc(c->npb, iip_pb_size());
 	t->tx = calloc(c->batch, sizeof(*t->tx));
 	t->rx = calloc(c->batch, sizeof(*t->rx));
-	if (!t->workspace || !t->conns || !t->pbs || !t->tx || !t->rx) {
+	if (io_stack_create(&t->workspace, &t->conns, c->nconn, &t->pbs, c->npb) || !t->tx || !t->rx) {
 		fprintf(stderr, "%s: thread %u: out of memory\n", prog, index);
 		return -1;
 	}
-	for (i = 0; i < c->nconn; i++)
-		iip_add_tcp_conn(t->workspace, (uint8_t *) t->conns + (size_t) i * iip_tcp_conn_size());
-	for (i = 0; i < c->npb; i++)
-		iip_add_pb(t->workspace, (uint8_t *) t->pbs + (size_t) i * iip_pb_size());
 	iip_set_mtu(t->workspace, c->mtu);
-	if (getrandom(key, sizeof(key), 0) != (ssize_t) sizeof(key)) {
-		fprintf(stderr, "%s: getrandom: %s\n", prog, strerror(errno));
-		return -1;
-	}
-	iip_set_isn_secret(t->workspace, key);
-	return 0;
+	return io_stack_random_isn_secret(t->workspace, prog);
 }
 
 static void tap_thread_teardown(struct tap_thread *t)
@@ -754,20 +667,6 @@ static void tap_on_signal(int sig)
 	tap.stop = 1;
 }
 
-/* the stack's non-zero counters of one thread, on one line */
-static void tap_print_stack_stats(uint16_t i, void *workspace)
-{
-	struct iip_stats st;
-	const unsigned long *v = (const unsigned long *) &st;
-	uint32_t k;
-	iip_stats_get(workspace, &st);
-	printf("tap: thread %u: stack:", i);
-	for (k = 0; iip_stats_name(k) && k < sizeof(st) / sizeof(*v); k++)
-		if (v[k])
-			printf(" %s=%lu", iip_stats_name(k), v[k]);
-	printf("\n");
-}
-
 static void tap_print_stats(void)
 {
 	uint16_t i;
@@ -787,7 +686,7 @@ static void tap_print_stats(void)
 			       (unsigned long long) t->vnet.tx_pseudo_fixed, (unsigned long long) t->vnet.tx_bad,
 			       (unsigned long long) t->vnet.rx_data_valid, (unsigned long long) t->vnet.rx_needs_csum,
 			       (unsigned long long) t->vnet.rx_gso, (unsigned long long) t->vnet.rx_sw_verified);
-		tap_print_stack_stats(i, t->workspace);
+		io_stack_print_counters("tap", i, t->workspace);
 		snprintf(name, sizeof(name), "tap: thread %u", i);
 		/* connections still open at exit hold packets: informational */
 		io_pkt_pool_report(&t->pool, stdout, name);
@@ -810,19 +709,13 @@ static int __iosub_main(int argc, char *const *argv)
 	}
 	if (argc < 1)
 		return 2;
-	for (nopt = 1; nopt < argc && strcmp(argv[nopt], "--"); nopt++)
-		;
+	nopt = io_args_backend_end(argc, argv);
 	if (tap_parse_options(nopt, argv, &tap.conf))
 		return 2;
 	tap.nthreads = tap.conf.cores.count;
 	tap.vnet_hdr = (tap.conf.features & (TAP_F_CSUM | TAP_F_TSO | TAP_F_LRO)) != 0;
-	for (i = 0; i < tap.nthreads; i++) {
-		if (tap.conf.cores.cores[i] >= (uint16_t) sysconf(_SC_NPROCESSORS_CONF)) {
-			fprintf(stderr, "%s: -l: core %u does not exist (%ld cores)\n", prog, tap.conf.cores.cores[i],
-				sysconf(_SC_NPROCESSORS_CONF));
-			return 2;
-		}
-	}
+	if (io_threads_check_cores(prog, &tap.conf.cores))
+		return 2;
 	if (!tap.conf.mac_set) {
 		if (getrandom(tap.conf.mac, 6, 0) != 6) {
 			fprintf(stderr, "%s: getrandom: %s\n", prog, strerror(errno));
@@ -887,24 +780,14 @@ static int __iosub_main(int argc, char *const *argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
-#ifdef __GLIBC__
-	optind = 0; /* full getopt reset for the app's parser */
-#else
-	optind = 1;
-#endif
-	opterr = 1;
+	io_args_reset_getopt();
 	{ /* the app's section: argv[0] then everything after "--" */
-		int app_argc = argc - nopt;
-		char **app_argv = calloc((size_t) app_argc + 2, sizeof(char *));
+		int app_argc;
+		char **app_argv = io_args_app_argv(argc, argv, nopt + 1, &app_argc);
 		if (!app_argv) {
 			rc = 2;
 			goto out;
 		}
-		app_argv[0] = argv[0];
-		if (app_argc > 1)
-			memcpy(&app_argv[1], &argv[nopt + 1], (size_t) (app_argc - 1) * sizeof(char *));
-		if (app_argc < 1)
-			app_argc = 1;
 		tap.app_global = __app_init(app_argc, app_argv);
 		free(app_argv);
 	}
@@ -916,19 +799,12 @@ static int __iosub_main(int argc, char *const *argv)
 	}
 	for (i = 0; i < tap.nthreads; i++) {
 		struct tap_thread *t = &tap.threads[i];
-		cpu_set_t cs;
-		int e = pthread_create(&t->th, NULL, tap_thread_main, t);
-		if (e) {
-			fprintf(stderr, "%s: pthread_create: %s\n", prog, strerror(e));
+		if (io_threads_start_pinned(prog, &t->th, tap_thread_main, t, i, t->core)) {
 			tap.stop = 1;
 			tap.nthreads = i;
 			rc = 2;
 			break;
 		}
-		CPU_ZERO(&cs);
-		CPU_SET(t->core, &cs);
-		if ((e = pthread_setaffinity_np(t->th, sizeof(cs), &cs)))
-			fprintf(stderr, "%s: warning: cannot pin thread %u to core %u: %s\n", prog, i, t->core, strerror(e));
 	}
 	for (i = 0; i < tap.nthreads; i++)
 		pthread_join(tap.threads[i].th, NULL);
