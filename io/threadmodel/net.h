@@ -409,26 +409,52 @@ static int tm_pin_self(int cpu)
 	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
-/* where the application thread runs: split, -c (or anywhere); merge, with its networking thread */
-static int tm_choose_cpu(struct tm_pair *p)
+/*
+ * Where the application thread may run (*set; returns 0 if anywhere).
+ * split: the -c core, or else every core its networking thread may not
+ * use (two spinning threads on one core would take turns by time slices).
+ * merge: the -c core or the networking thread's own core, to which the
+ * networking thread is pinned too.
+ */
+static int tm_choose_cpus(struct tm_pair *p, cpu_set_t *set)
 {
 	const struct tm_opts *o = &p->g->o;
 	int cpu;
+	CPU_ZERO(set);
 	if (o->ncores && p->index >= o->ncores) {
 		fprintf(stderr, "threadmodel: -c names %u core(s) but the backend started more networking threads\n",
 			o->ncores);
 		exit(2);
 	}
-	if (p->model == TM_SPLIT)
-		return o->ncores ? o->cores[p->index] : -1;
-	cpu = o->ncores ? o->cores[p->index] : tm_single_cpu_of_self();
+	if (o->ncores) {
+		cpu = o->cores[p->index];
+	} else if (p->model == TM_SPLIT) {
+		cpu_set_t net;
+		long c, n = sysconf(_SC_NPROCESSORS_ONLN);
+		if (pthread_getaffinity_np(pthread_self(), sizeof(net), &net))
+			return 0;
+		for (c = 0; c < n && c < CPU_SETSIZE; c++)
+			if (!CPU_ISSET(c, &net))
+				CPU_SET(c, set);
+		if (!CPU_COUNT(set)) {
+			fprintf(stderr, "threadmodel: warning: split, but the networking thread may run on every core: "
+					"give the application threads theirs with -c\n");
+			return 0;
+		}
+		return 1;
+	} else {
+		cpu = tm_single_cpu_of_self();
+		if (cpu < 0)
+			cpu = sched_getcpu();
+	}
 	if (cpu < 0)
-		cpu = sched_getcpu();
-	if (cpu >= 0 && tm_single_cpu_of_self() != cpu && tm_pin_self(cpu)) {
+		return 0;
+	CPU_SET(cpu, set);
+	if (p->model == TM_MERGE && tm_single_cpu_of_self() != cpu && tm_pin_self(cpu)) {
 		fprintf(stderr, "threadmodel: cannot pin the networking thread to core %d\n", cpu);
 		exit(2);
 	}
-	return cpu;
+	return 1;
 }
 
 static void *tm_alloc_or_die(size_t size)
@@ -448,7 +474,8 @@ static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque)
 	struct tm_pair *p = tm_alloc_or_die(sizeof(*p));
 	uint32_t index = atomic_fetch_add(&g->npairs, 1);
 	pthread_attr_t attr;
-	int rc;
+	cpu_set_t pin;
+	int rc, pinned;
 	if (index >= TM_MAX_CORES) {
 		fprintf(stderr, "threadmodel: more than %d networking threads\n", TM_MAX_CORES);
 		exit(1);
@@ -462,7 +489,6 @@ static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque)
 	p->app_opaque[0] = ((void **) opaque)[0];
 	p->app_opaque[1] = g->app_global;
 	p->app_opaque[3] = p;
-	p->pin_cpu = -1;
 	atomic_store(&g->pairs[index], p);
 	if (p->model == TM_UNIFIED) {
 		p->app_opaque[2] = tm_inner_app_thread_init(workspace, core_id, p->app_opaque);
@@ -476,7 +502,7 @@ static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque)
 	p->supply_slot = tm_alloc_or_die(sizeof(void *) * g->o.slots);
 	p->close_log = tm_alloc_or_die(sizeof(void *) * TM_CLOSE_LOG);
 	tm_bell_init(&p->bell);
-	p->pin_cpu = tm_choose_cpu(p);
+	pinned = tm_choose_cpus(p, &pin);
 	p->clock_offset_ns = tm_clock_offset(opaque);
 	{
 		struct sched_param sp;
@@ -486,12 +512,8 @@ static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque)
 	}
 	tm_net_refill(p);
 	pthread_attr_init(&attr);
-	if (p->pin_cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(p->pin_cpu, &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	}
+	if (pinned)
+		pthread_attr_setaffinity_np(&attr, sizeof(pin), &pin);
 	rc = pthread_create(&p->th, &attr, tm_app_thread, p);
 	pthread_attr_destroy(&attr);
 	if (rc) {

@@ -22,6 +22,11 @@
  *                            0 = leave it at the normal policy (1)
  *   -v                       print the layer's counters at exit
  *
+ * Seed 003's sub/main.c options are accepted too: -e MS (merge, waiting at
+ * most MS ms), -n N (number of networking threads: ignored, the layer
+ * counts them); without -m, -e means merge and -c alone means split, so
+ * the seed's "-b 1 -c 2 -n 1" and "-b 32 -c 0-1 -n 2 -e 100" work as written.
+ *
  * Parsed by hand, not with getopt: the application's own parser has just
  * used getopt's global state and may rely on it afterwards.
  */
@@ -53,7 +58,7 @@ static const char *tm_model_name(int m)
 static void tm_usage(void)
 {
 	fprintf(stderr, "threadmodel options: [-m unified|split|merge] [-c CORES] [-b BATCH] [-w WAIT_US] "
-			"[-q SLOTS] [-a PKTS] [-r FIFO_PRIO] [-v]\n");
+			"[-q SLOTS] [-a PKTS] [-r FIFO_PRIO] [-v] (seed 003: [-e WAIT_MS] [-n IO_THREADS])\n");
 }
 
 static int tm_parse_u32(const char *opt, const char *s, uint32_t min, uint32_t max, uint32_t *out)
@@ -120,7 +125,7 @@ static void tm_opts_default(struct tm_opts *o)
 
 static int tm_parse(int argc, char *const *argv, struct tm_opts *o)
 {
-	int i;
+	int i, model_given = 0, wait_ms_given = 0;
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i], *v;
 		uint32_t n;
@@ -145,6 +150,17 @@ static int tm_parse(int argc, char *const *argv, struct tm_opts *o)
 				fprintf(stderr, "threadmodel: -m needs unified, split or merge, got '%s'\n", v ? v : "");
 				goto usage;
 			}
+			model_given = 1;
+			break;
+		case 'e':
+			if (tm_parse_u32("-e", v, 1, 10000, &n))
+				goto usage;
+			o->wait_us = n * 1000;
+			wait_ms_given = 1;
+			break;
+		case 'n':
+			if (tm_parse_u32("-n", v, 1, TM_MAX_CORES, &n))
+				goto usage;
 			break;
 		case 'c':
 			if (!v || tm_parse_cores(v, o))
@@ -180,6 +196,10 @@ static int tm_parse(int argc, char *const *argv, struct tm_opts *o)
 			goto usage;
 		}
 	}
+	if (!model_given && wait_ms_given)
+		o->model = TM_MERGE;
+	else if (!model_given && o->ncores)
+		o->model = TM_SPLIT;
 	if (o->supply >= o->slots) {
 		fprintf(stderr, "threadmodel: -a %u must be below -q %u\n", o->supply, o->slots);
 		goto usage;

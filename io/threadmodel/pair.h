@@ -100,7 +100,6 @@ struct tm_pair {
 	pthread_t th;
 	uint8_t mac[IIP_CONF_L2ADDR_LEN_MAX];
 	uint32_t ip4_be;
-	int pin_cpu;                      /* -1: not pinned */
 	int64_t clock_offset_ns;
 	int net_rt_prio;                  /* the networking thread's SCHED_FIFO/RR priority, 0 if none */          /* backend clock - CLOCK_MONOTONIC_RAW */
 
