@@ -120,6 +120,16 @@ IIP_THREADMODEL="-m merge -b 8" run env_merge "$bin" -T 60 -- -p 10000 -g 1 -l 1
 record "$([ "$(grep -c '^threadmodel: merge, batch 8' "$work/env_merge.out")" = 2 ] && clean_exit env_merge && echo 1 || echo 0)" \
   "IIP_THREADMODEL=\"-m merge -b 8\" applies to every host without a --tm section; clean exit"
 
+# seed 003's sub/main.c options, as written there
+run seed_split "$bin" -T 60 -- -p 10000 -g 1 -l 1 -q 1 -x -v 0 -- -s 10.0.0.1 -p 10000 -g 1 -l 1 -c 2 -t 1 -x -k -v 0 \
+  --tm -b 1 -c "$app_core" -n 1
+record "$(grep -q '^threadmodel: split, batch 1,' "$work/seed_split.out" && clean_exit seed_split && echo 1 || echo 0)" \
+  "seed 003's split options (-b 1 -c $app_core -n 1): split, batch 1, clean exit"
+run seed_merge "$bin" -T 60 -- -p 10000 -g 1 -l 1 -q 1 -x -v 0 --tm -b 32 -c 0 -n 1 -e 100 -- \
+  -s 10.0.0.1 -p 10000 -g 1 -l 1 -c 2 -t 1 -x -k -v 0
+record "$(grep -q '^threadmodel: merge, batch 32, .*wait 100000 us' "$work/seed_merge.out" && clean_exit seed_merge && echo 1 || echo 0)" \
+  "seed 003's merge options (-b 32 -c 0 -n 1 -e 100): merge, 100 ms wait, clean exit"
+
 # ThreadSanitizer: the hand-over of packets, events and the workspace
 if [ -n "$tsan" ]; then
   pingpong tsan_split "TSan ping-pong, server split" "$split" "" "$tsan"
