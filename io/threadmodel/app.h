@@ -434,7 +434,7 @@ static void *tm_app_thread(void *arg)
 			/* nothing came: sleep until events (or, if __app_loop wants to run
 			 * again at once, until the networking thread ends an iteration) */
 			uint32_t seq = tm_bell_prepare(&p->bell, next_us ? TM_SLEEPING : TM_SLEEPING_TICK);
-			if (atomic_load_explicit(&p->ev.head, memory_order_seq_cst) == p->ev.cons && !tm_aborted(p)) {
+			if (!tm_ring_has_visible(&p->ev) && !tm_aborted(p)) {
 				p->app_sleeps++;
 				tm_bell_wait(&p->bell, seq, next_us && next_us < p->g->o.wait_us ? next_us : p->g->o.wait_us);
 			}

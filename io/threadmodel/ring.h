@@ -98,10 +98,10 @@ static inline void tm_ring_release(struct tm_ring *r)
 	atomic_store_explicit(&r->tail, r->cons, memory_order_release);
 }
 
-/* either side (a hint: the other side may be moving): something is visible to the consumer */
-static inline int tm_ring_has_visible(struct tm_ring *r, uint32_t cons)
+/* consumer, before sleeping (sequentially consistent, see bell.h): has the producer published more? */
+static inline int tm_ring_has_visible(struct tm_ring *r)
 {
-	return atomic_load_explicit(&r->head, memory_order_seq_cst) != cons;
+	return atomic_load_explicit(&r->head, memory_order_seq_cst) != r->cons;
 }
 
 #endif
