@@ -25,7 +25,8 @@
 # Stack to stack, af_xdp in one namespace and af_packet in the other:
 # apps/bench ping-pong with -x (every reply byte and every request byte
 # checked) and tests/loop/xfer moving S2S_SIZE bytes each way on one
-# connection (both ends check every byte).
+# connection (both ends check every byte); the same xfer with dpdk
+# (net_af_packet) as the client when io/dpdk builds.
 #
 # Sizes (suffix k, m, g): IIP_XFER_SIZE (default 1g), IIP_XFER_IMPAIR_SIZE
 # (16m), IIP_XFER_REPLY_SIZE (16m), IIP_XFER_S2S_SIZE (256m);
@@ -149,8 +150,8 @@ sha_of() { "$GEN" "$1" | $HASH | cut -c1-64; }
 # translation unit); results are read back in a fixed order
 declare -A HAVE
 BUILD_JOBS=()
-build_bg() { # app-folder backend binary
-	( timeout 300 make -s -C "$ROOT/$1" IOSUB_DIR="$ROOT/io/$2" OUT="$OUT/$3" >"$OUT/build_$3.log" 2>&1
+build_bg() { # app-folder backend binary [EXTRA_CFLAGS]
+	( timeout 300 make -s -C "$ROOT/$1" IOSUB_DIR="$ROOT/io/$2" OUT="$OUT/$3" EXTRA_CFLAGS="${4:-}" >"$OUT/build_$3.log" 2>&1
 	  echo $? >"$OUT/build_$3.rc" ) &
 	BUILD_JOBS+=("$3")
 	[ "$(jobs -rp | wc -l)" -lt 2 ] || wait -n
@@ -176,8 +177,12 @@ if [[ " $WANT " == *" af_xdp "* ]] && [[ " $WANT " == *" af_packet "* ]]; then
 	S2S_BUILDS=1
 	build_bg apps/bench af_xdp bench_af_xdp
 	build_bg apps/bench af_packet bench_af_packet
-	build_bg tests/loop/xfer af_xdp xfer_af_xdp
-	build_bg tests/loop/xfer af_packet xfer_af_packet
+	# xfer waits until its connection object is free again, i.e. after
+	# TIME-WAIT (2 MSL = 60 s by default) on whichever side closed first:
+	# a 0.5 s MSL for this test build
+	build_bg tests/loop/xfer af_xdp xfer_af_xdp -DIIP_CONF_TCP_MSL_MS=500
+	build_bg tests/loop/xfer af_packet xfer_af_packet -DIIP_CONF_TCP_MSL_MS=500
+	[[ " $WANT " == *" dpdk "* ]] && build_bg tests/loop/xfer dpdk xfer_dpdk -DIIP_CONF_TCP_MSL_MS=500
 fi
 wait
 for b in $WANT; do
@@ -351,12 +356,40 @@ else
 			sed 's/^/  | /' "$OUT/impair_$b.err"; bad "$b impaired: tools/impair did not start"
 		fi
 		kill -TERM "$IMPAIR_PID" 2>/dev/null; wait "$IMPAIR_PID" 2>/dev/null; IMPAIR_PID=""
+		[ "$b" = tap ] && ip -n "$LOSSY-b" link del "$sif" 2>/dev/null # made persistent by ip tuntap
 		echo "  info: $b impaired: bridge counts: $(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^(A->B|B->A|[a-z]+->[a-z]+):?$|^(received|lost|reordered|duplicated)=/) printf "%s ", $i }' "$OUT/impair_$b.out")"
 		timeout 30 "$NETNS" down "$LOSSY" >/dev/null 2>&1
 	done
 fi
 
-# ---- 3. stack to stack across two backends: af_xdp <-> af_packet -----------------------------
+# ---- 3. stack to stack across two backends: af_xdp <-> af_packet, af_xdp <-> dpdk ----------------
+# s2s_xfer CLIENT-BACKEND CLIENT-CMD: tests/loop/xfer, af_xdp server in S2S-a,
+# the client in S2S-b, S2S_SIZE each way on one connection
+s2s_xfer() {
+	local cb=$1 lim rc src spid t0 t1 sline cline
+	lim=$(limit_for "$((2 * S2S_SIZE))")
+	ip netns exec "$S2S-a" timeout "$lim" $TIME "$OUT/s2s_server_$cb.cpu" "$OUT/xfer_af_xdp" -i "$S2S-va" -- \
+		-p 5000 -n "$S2S_SIZE" -b >"$OUT/xfer_server_$cb.log" 2>&1 &
+	spid=$!
+	sleep 1
+	t0=$(now)
+	ip netns exec "$S2S-b" timeout "$lim" $TIME "$OUT/s2s_client_$cb.cpu" $2 -- \
+		-s 10.99.0.1 -p 5000 -n "$S2S_SIZE" -b >"$OUT/xfer_client_$cb.log" 2>&1; rc=$?
+	t1=$(now)
+	wait "$spid"; src=$?
+	cline=$(grep -m1 '^xfer: host 1 client' "$OUT/xfer_client_$cb.log")
+	sline=$(grep -m1 '^xfer: host 1 server' "$OUT/xfer_server_$cb.log")
+	if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ] && echo "$cline" | grep -q ': ok$' && echo "$sline" | grep -q ': ok$' &&
+	   echo "$cline" | grep -q "rx $((S2S_SIZE + 16)) B checked, tx $((S2S_SIZE + 16)) B acked; mismatch 0 missing 0 extra 0" &&
+	   echo "$sline" | grep -q "rx $((S2S_SIZE + 16)) B checked, tx $((S2S_SIZE + 16)) B acked; mismatch 0 missing 0 extra 0"; then
+		ok "stack to stack: xfer $cb client <-> af_xdp server, $(human "$S2S_SIZE") each way on one connection, every byte checked on both sides ($(elapsed "$t0" "$t1") s, $(rate "$((2 * S2S_SIZE))" "$(elapsed "$t0" "$t1")") both ways together$(cpu_of "$OUT/s2s_client_$cb.cpu") ($cb)$(cpu_of "$OUT/s2s_server_$cb.cpu") (af_xdp); client $(echo "$cline" | grep -oE 'retrans [0-9]+' | head -n 1))"
+	else
+		echo "$cline" | sed 's/^/  | client: /'; tail -n 5 "$OUT/xfer_client_$cb.log" | sed 's/^/  | client: /'
+		echo "$sline" | sed 's/^/  | server: /'; tail -n 5 "$OUT/xfer_server_$cb.log" | sed 's/^/  | server: /'
+		bad "stack to stack: xfer $cb <-> af_xdp, $(human "$S2S_SIZE") each way (client status $rc, server $src)"
+	fi
+}
+
 s2s() {
 	local lim rc spid t0 t1 sline cline
 	if [ "$S2S_BUILDS" = 0 ] || [ -z "${HAVE[af_xdp]:-}" ] || [ -z "${HAVE[af_packet]:-}" ]; then
@@ -389,26 +422,13 @@ s2s() {
 		sed 's/^/  | server: /' "$OUT/bench_server.log" | tail -n 8
 		bad "stack to stack: bench ping-pong with -x (client status $rc, server $src)"
 	fi
-	# xfer: S2S_SIZE each way on one connection, both sides check every byte
-	lim=$(limit_for "$((2 * S2S_SIZE))")
-	ip netns exec "$S2S-a" timeout "$lim" $TIME "$OUT/s2s_server.cpu" "$OUT/xfer_af_xdp" -i "$S2S-va" -- \
-		-p 5000 -n "$S2S_SIZE" -b >"$OUT/xfer_server.log" 2>&1 &
-	spid=$!
-	sleep 1
-	t0=$(now)
-	ip netns exec "$S2S-b" timeout "$lim" $TIME "$OUT/s2s_client.cpu" "$OUT/xfer_af_packet" -i "$S2S-vb" -a 10.99.0.2 -- \
-		-s 10.99.0.1 -p 5000 -n "$S2S_SIZE" -b >"$OUT/xfer_client.log" 2>&1; rc=$?
-	t1=$(now)
-	wait "$spid"; src=$?
-	cline=$(grep -m1 '^xfer: host 1 client' "$OUT/xfer_client.log")
-	sline=$(grep -m1 '^xfer: host 1 server' "$OUT/xfer_server.log")
-	if [ "$rc" -eq 0 ] && [ "$src" -eq 0 ] && echo "$cline" | grep -q ': ok$' && echo "$sline" | grep -q ': ok$' &&
-	   echo "$cline" | grep -q "rx $((S2S_SIZE + 16)) B checked, tx $((S2S_SIZE + 16)) B acked; mismatch 0 missing 0 extra 0"; then
-		ok "stack to stack: xfer af_packet client <-> af_xdp server, $(human "$S2S_SIZE") each way on one connection, every byte checked on both sides ($(elapsed "$t0" "$t1") s, $(rate "$((2 * S2S_SIZE))" "$(elapsed "$t0" "$t1")") both ways together$(cpu_of "$OUT/s2s_client.cpu") (af_packet)$(cpu_of "$OUT/s2s_server.cpu") (af_xdp); client $(echo "$cline" | grep -oE 'retrans [0-9]+' | head -n 1))"
+	# xfer: S2S_SIZE each way on one connection, both sides check every byte;
+	# the server is af_xdp, the client af_packet, then dpdk (net_af_packet)
+	s2s_xfer af_packet "$OUT/xfer_af_packet -i $S2S-vb -a 10.99.0.2"
+	if [ -n "${HAVE[dpdk]:-}" ] && [ -x "$OUT/xfer_dpdk" ]; then
+		s2s_xfer dpdk "$OUT/xfer_dpdk $(stack_cmd dpdk "$S2S-vb" 10.99.0.2 s | cut -d' ' -f2-)"
 	else
-		echo "$cline" | sed 's/^/  | client: /'; tail -n 5 "$OUT/xfer_client.log" | sed 's/^/  | client: /'
-		echo "$sline" | sed 's/^/  | server: /'; tail -n 5 "$OUT/xfer_server.log" | sed 's/^/  | server: /'
-		bad "stack to stack: xfer $(human "$S2S_SIZE") each way (client status $rc, server $src)"
+		skp "stack to stack: dpdk <-> af_xdp (no dpdk build of tcp_xfer or tests/loop/xfer)"
 	fi
 	timeout 30 "$NETNS" down "$S2S" >/dev/null 2>&1
 }
