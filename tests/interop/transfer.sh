@@ -88,6 +88,9 @@ SIZE=$(size_bytes "${IIP_XFER_SIZE:-1g}")
 IMPAIR_SIZE=$(size_bytes "${IIP_XFER_IMPAIR_SIZE:-16m}")
 REPLY_SIZE=$(size_bytes "${IIP_XFER_REPLY_SIZE:-16m}")
 S2S_SIZE=$(size_bytes "${IIP_XFER_S2S_SIZE:-256m}")
+for v in "$SIZE" "$IMPAIR_SIZE" "$REPLY_SIZE" "$S2S_SIZE"; do
+	[ -n "$v" ] || exit 2 # size_bytes said which one
+done
 BACKENDS=${IIP_XFER_BACKENDS:-af_xdp tap af_packet dpdk}
 human() { awk -v b="$1" 'BEGIN { if (b >= 1073741824 && b % 1073741824 == 0) printf "%d GiB", b / 1073741824;
 	else if (b >= 1048576) printf "%g MiB", b / 1048576; else printf "%d B", b }'; }
