@@ -72,12 +72,8 @@
 /* the virtio-net header, the same on a packet socket (PACKET_VNET_HDR) as on a tap */
 #include "../common/vnet.h"
 
-/* the application's side of the contract (COMPAT.md section 3) */
-static void *__app_init(int argc, char *const *argv);
-static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque);
-static void __app_loop(void *workspace, uint8_t mac[], uint32_t ip4_be, uint32_t *next_us, void *opaque);
-static uint8_t __app_should_stop(void *opaque);
-static void __app_exit(void *app_global);
+#include "../common/app_contract.h"
+#include "../common/nic_features.h"
 
 #ifndef PACKET_FANOUT_FLAG_IGNORE_OUTGOING
 #define PACKET_FANOUT_FLAG_IGNORE_OUTGOING 0x4000 /* Linux 4.20+, missing from older headers */
@@ -88,9 +84,10 @@ static void __app_exit(void *app_global);
 #define AFP_BLOCK_SIZE (1u << 17)   /* holds a 64 KiB frame with room to spare */
 #define AFP_BLOCK_TIMEOUT_MS 1
 
-#define AFP_F_SG   (1u << 0)
-#define AFP_F_CSUM (1u << 1)
-#define AFP_F_TSO  (1u << 2)
+/* -F bits: the stack's offloads (io/common/nic_features.h) */
+#define AFP_F_SG   IO_NIC_F_SG
+#define AFP_F_CSUM IO_NIC_F_L4_CSUM
+#define AFP_F_TSO  IO_NIC_F_TSO
 
 struct afp_thread {
 	uint16_t index, core;
@@ -151,27 +148,15 @@ static struct afp_thread *afp_thread_of(void *opaque)
  * promiscuous): only ours and broadcast/multicast go to the stack */
 static uint8_t iip_ops_l2_skip(void *pkt, void *opaque)
 {
-	const uint8_t *dst = ((struct io_pkt *) pkt)->data;
 	(void) opaque;
-	if (((struct io_pkt *) pkt)->len < 14)
-		return 1;
-	return !(dst[0] & 1) && memcmp(dst, afp.conf.mac, 6) != 0;
+	return io_eth_not_for((const struct io_pkt *) pkt, afp.conf.mac);
 }
 
-static uint8_t afp_feature(uint32_t f)
+static uint32_t io_nic_features(void *opaque)
 {
-	return (afp.conf.features & f) ? 1 : 0;
+	(void) opaque;
+	return afp.conf.features;
 }
-
-static uint8_t iip_ops_nic_feature_offload_tx_scatter_gather(void *opaque) { (void) opaque; return afp_feature(AFP_F_SG); }
-static uint8_t iip_ops_nic_feature_offload_ip4_rx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_ip4_tx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_tcp_rx_checksum(void *opaque) { (void) opaque; return afp_feature(AFP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_checksum(void *opaque) { (void) opaque; return afp_feature(AFP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_tso(void *opaque) { (void) opaque; return afp_feature(AFP_F_TSO); }
-static uint8_t iip_ops_nic_feature_offload_udp_rx_checksum(void *opaque) { (void) opaque; return afp_feature(AFP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_udp_tx_checksum(void *opaque) { (void) opaque; return afp_feature(AFP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_udp_tx_tso(void *opaque) { (void) opaque; return 0; }
 
 /* the thread whose socket the fanout program hands this flow to */
 static uint16_t helper_ip4_get_connection_affinity(uint16_t protocol, uint32_t local_ip4_be, uint16_t local_port_be,

@@ -65,12 +65,8 @@
 #include "steer.h"
 #include "nic_rss.h"
 
-/* the application's side of the contract (COMPAT.md section 3) */
-static void *__app_init(int argc, char *const *argv);
-static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque);
-static void __app_loop(void *workspace, uint8_t mac[], uint32_t ip4_be, uint32_t *next_us, void *opaque);
-static uint8_t __app_should_stop(void *opaque);
-static void __app_exit(void *app_global);
+#include "../common/app_contract.h"
+#include "../common/nic_features.h"
 
 #define AFX_MAX_THREADS 64
 #define AFX_STEER_ALL 0xffffu        /* frame goes to every thread (ARP replies) */
@@ -154,25 +150,18 @@ static struct afx_thread *afx_thread_of(void *opaque)
 
 /* ---- NIC features: AF_XDP passes frames as they are ------------------------- */
 
-static uint8_t iip_ops_nic_feature_offload_tx_scatter_gather(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_ip4_rx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_ip4_tx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_tcp_rx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_tso(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_udp_rx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_udp_tx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_udp_tx_tso(void *opaque) { (void) opaque; return 0; }
+static uint32_t io_nic_features(void *opaque)
+{
+	(void) opaque;
+	return 0;
+}
 
 /* the XDP program hands us everything the interface receives: skip unicast
  * frames for another MAC (a promiscuous or bridged port sees those) */
 static uint8_t iip_ops_l2_skip(void *pkt, void *opaque)
 {
-	const uint8_t *dst = ((struct io_pkt *) pkt)->data;
 	(void) opaque;
-	if (((struct io_pkt *) pkt)->len < 14)
-		return 1;
-	return !(dst[0] & 1) && memcmp(dst, afx.ifi.mac, 6) != 0;
+	return io_eth_not_for((const struct io_pkt *) pkt, afx.ifi.mac);
 }
 
 /* ---- flow affinity and software steering ------------------------------------ */

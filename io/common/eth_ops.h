@@ -10,9 +10,22 @@
 #ifndef IO_COMMON_ETH_OPS_H
 #define IO_COMMON_ETH_OPS_H
 
+#include <stdint.h>
+#include <string.h>
+
 #include "pkt.h"
 
 #define IO_ETH_ADDR_LEN 6
+
+/* for iip_ops_l2_skip on a backend that sees frames for other hosts: a frame
+ * too short for the header, or unicast to another MAC than ours, is not for
+ * the stack (broadcast and multicast are) */
+static inline uint8_t io_eth_not_for(const struct io_pkt *pkt, const uint8_t mac[6])
+{
+	if (pkt->len < 14)
+		return 1;
+	return !(pkt->data[0] & 1) && memcmp(pkt->data, mac, 6) != 0;
+}
 
 static uint16_t iip_ops_l2_hdr_len(void *pkt, void *opaque)
 {

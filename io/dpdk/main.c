@@ -56,12 +56,7 @@
 #include "../common/clock.h"
 #include "../common/stack_setup.h"
 
-/* the application's side of the contract (COMPAT.md section 3) */
-static void *__app_init(int argc, char *const *argv);
-static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque);
-static void __app_loop(void *workspace, uint8_t mac[], uint32_t ip4_be, uint32_t *next_us, void *opaque);
-static uint8_t __app_should_stop(void *opaque);
-static void __app_exit(void *app_global);
+#include "../common/app_contract.h"
 
 #define DPK_MAX_PORTS 16
 #define DPK_MAX_THREADS 128

@@ -45,13 +45,8 @@
 #include "../common/stack_setup.h"
 #include "link.h"
 
-/* the application's side of the contract (COMPAT.md section 3); declared so
- * that an app may include this file before or after defining them */
-static void *__app_init(int argc, char *const *argv);
-static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque);
-static void __app_loop(void *workspace, uint8_t mac[], uint32_t ip4_be, uint32_t *next_us, void *opaque);
-static uint8_t __app_should_stop(void *opaque);
-static void __app_exit(void *app_global);
+#include "../common/app_contract.h"
+#include "../common/nic_features.h"
 
 #define LOOP_MAX_HOSTS 64
 #define LOOP_MAX_TSO_SEGS 64          /* 64 KiB at MSS >= 1024; more is an error */
@@ -162,20 +157,14 @@ static uint8_t iip_ops_l2_skip(void *pkt, void *opaque)
 	return 0;
 }
 
-static uint8_t loop_feature(uint32_t f)
+/* -F csum is every checksum, the IPv4 header's too */
+static uint32_t io_nic_features(void *opaque)
 {
-	return (loop.conf.features & f) ? 1 : 0;
+	uint32_t f = loop.conf.features;
+	(void) opaque;
+	return ((f & LOOP_F_SG) ? IO_NIC_F_SG : 0) | ((f & LOOP_F_TSO) ? IO_NIC_F_TSO : 0) |
+	       ((f & LOOP_F_CSUM) ? IO_NIC_F_L4_CSUM | IO_NIC_F_IP4_CSUM : 0);
 }
-
-static uint8_t iip_ops_nic_feature_offload_tx_scatter_gather(void *opaque) { (void) opaque; return loop_feature(LOOP_F_SG); }
-static uint8_t iip_ops_nic_feature_offload_ip4_rx_checksum(void *opaque) { (void) opaque; return loop_feature(LOOP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_ip4_tx_checksum(void *opaque) { (void) opaque; return loop_feature(LOOP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_tcp_rx_checksum(void *opaque) { (void) opaque; return loop_feature(LOOP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_checksum(void *opaque) { (void) opaque; return loop_feature(LOOP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_tso(void *opaque) { (void) opaque; return loop_feature(LOOP_F_TSO); }
-static uint8_t iip_ops_nic_feature_offload_udp_rx_checksum(void *opaque) { (void) opaque; return loop_feature(LOOP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_udp_tx_checksum(void *opaque) { (void) opaque; return loop_feature(LOOP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_udp_tx_tso(void *opaque) { (void) opaque; return 0; }
 
 /* one flow, one thread */
 static uint16_t helper_ip4_get_connection_affinity(uint16_t protocol, uint32_t local_ip4_be, uint16_t local_port_be,

@@ -61,21 +61,18 @@
 #include "../common/vnet.h"
 #include "steer.h"
 
-/* the application's side of the contract (COMPAT.md section 3) */
-static void *__app_init(int argc, char *const *argv);
-static void *__app_thread_init(void *workspace, uint16_t core_id, void *opaque);
-static void __app_loop(void *workspace, uint8_t mac[], uint32_t ip4_be, uint32_t *next_us, void *opaque);
-static uint8_t __app_should_stop(void *opaque);
-static void __app_exit(void *app_global);
+#include "../common/app_contract.h"
+#include "../common/nic_features.h"
 
 #define TAP_MAX_THREADS 64
 #define TAP_MAX_RX_SEGS 40          /* 64 KiB GSO frame in buffers of >= 2 KiB */
 #define TAP_MAX_WAIT_US 100000      /* wake at least every 100 ms to see signals */
 
-#define TAP_F_SG   (1u << 0)
-#define TAP_F_CSUM (1u << 1)
-#define TAP_F_TSO  (1u << 2)
-#define TAP_F_LRO  (1u << 3)
+/* -F bits: the stack's offloads (io/common/nic_features.h), and LRO */
+#define TAP_F_SG   IO_NIC_F_SG
+#define TAP_F_CSUM IO_NIC_F_L4_CSUM
+#define TAP_F_TSO  IO_NIC_F_TSO
+#define TAP_F_LRO  (1u << 8)
 
 struct tap_thread {
 	uint16_t index, core;
@@ -133,28 +130,16 @@ static struct tap_thread *tap_thread_of(void *opaque)
  * (a bridge floods unknown destinations) are not ours */
 static uint8_t iip_ops_l2_skip(void *pkt, void *opaque)
 {
-	const uint8_t *dst = ((struct io_pkt *) pkt)->data;
 	(void) opaque;
-	if (((struct io_pkt *) pkt)->len < 14)
-		return 1;
-	return !(dst[0] & 1) && memcmp(dst, tap.conf.mac, 6) != 0;
-}
-
-static uint8_t tap_feature(uint32_t f)
-{
-	return (tap.conf.features & f) ? 1 : 0;
+	return io_eth_not_for((const struct io_pkt *) pkt, tap.conf.mac);
 }
 
 /* virtio-net has no IPv4 header checksum offload: the stack does it */
-static uint8_t iip_ops_nic_feature_offload_tx_scatter_gather(void *opaque) { (void) opaque; return tap_feature(TAP_F_SG); }
-static uint8_t iip_ops_nic_feature_offload_ip4_rx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_ip4_tx_checksum(void *opaque) { (void) opaque; return 0; }
-static uint8_t iip_ops_nic_feature_offload_tcp_rx_checksum(void *opaque) { (void) opaque; return tap_feature(TAP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_checksum(void *opaque) { (void) opaque; return tap_feature(TAP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_tcp_tx_tso(void *opaque) { (void) opaque; return tap_feature(TAP_F_TSO); }
-static uint8_t iip_ops_nic_feature_offload_udp_rx_checksum(void *opaque) { (void) opaque; return tap_feature(TAP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_udp_tx_checksum(void *opaque) { (void) opaque; return tap_feature(TAP_F_CSUM); }
-static uint8_t iip_ops_nic_feature_offload_udp_tx_tso(void *opaque) { (void) opaque; return 0; }
+static uint32_t io_nic_features(void *opaque)
+{
+	(void) opaque;
+	return tap.conf.features;
+}
 
 /* the thread whose queue the kernel hands this flow to (steer.h) */
 static uint16_t helper_ip4_get_connection_affinity(uint16_t protocol, uint32_t local_ip4_be, uint16_t local_port_be,
