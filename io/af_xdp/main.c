@@ -1074,12 +1074,7 @@ static int __iosub_main(int argc, char *const *argv)
 	struct sigaction sa;
 	char **app_argv;
 
-	{ /* an application need not use every call: keep -Wunused-function quiet */
-		(void) iip_run; (void) iip_udp_send; (void) iip_tcp_connect; (void) iip_tcp_rxbuf_consumed;
-		(void) iip_tcp_close; (void) iip_tcp_send; (void) iip_arp_request; (void) iip_add_tcp_conn;
-		(void) iip_add_pb; (void) iip_tcp_conn_size; (void) iip_pb_size; (void) iip_workspace_size;
-		(void) helper_ip4_get_connection_affinity;
-	}
+	IO_STACK_CALLS_MAY_GO_UNUSED();
 	if (argc < 1)
 		return 2;
 	afx_argc = io_args_backend_end(argc, argv);

@@ -54,6 +54,27 @@ static inline void io_args_reset_getopt(void)
 	opterr = 1;
 }
 
+/* after getopt (optstring starting with ':') returned ':' (an option without
+ * its value) or '?' (an unknown option): says which on stderr */
+static inline void io_args_getopt_error(const char *prog, int opt)
+{
+	if (opt == ':')
+		fprintf(stderr, "%s: option -%c needs a value\n", prog, optopt);
+	else
+		fprintf(stderr, "%s: unknown option -%c\n", prog, optopt);
+}
+
+/* after the getopt loop over argv[0 .. n-1]: a word left before "--" that
+ * is not an option is a mistake; says so and returns -1 */
+static inline int io_args_no_operands(const char *prog, int n, char *const *argv)
+{
+	if (optind < n) {
+		fprintf(stderr, "%s: unexpected argument '%s' before \"--\"\n", prog, argv[optind]);
+		return -1;
+	}
+	return 0;
+}
+
 /* a decimal number in [min, max]; -1 for anything else (sign, junk, range) */
 static inline int io_args_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 {

@@ -824,12 +824,8 @@ static int dpk_main(int argc, char *const *argv)
 	struct sigaction sa;
 	const char *prog = argc > 0 ? argv[0] : "iip-dpdk";
 
-	{ /* an application need not use every call: keep -Wunused-function quiet */
-		(void) iip_run; (void) iip_udp_send; (void) iip_tcp_connect; (void) iip_tcp_rxbuf_consumed;
-		(void) iip_tcp_close; (void) iip_tcp_send; (void) iip_arp_request; (void) iip_add_tcp_conn;
-		(void) iip_add_pb; (void) iip_tcp_conn_size; (void) iip_pb_size; (void) iip_workspace_size;
-		(void) helper_ip4_get_connection_affinity; (void) iip_pool_counts;
-	}
+	IO_STACK_CALLS_MAY_GO_UNUSED();
+	(void) iip_pool_counts;
 	if (argc < 1)
 		return 2;
 	/* EAL and getopt permute their argv: work on a copy */

@@ -440,18 +440,13 @@ static int loop_parse_options(int n, char *const *argv, struct loop_conf *c)
 		case 'p': if (loop_parse_u64(optarg, 16, 1u << 24, &v)) return loop_bad_option(prog, opt, optarg, "16..16777216"); c->npb = (uint32_t) v; break;
 		case 'q': if (loop_parse_u64(optarg, 1, 65535, &v)) return loop_bad_option(prog, opt, optarg, "1..65535 (iip_run takes a 16-bit count)"); c->batch = (uint32_t) v; break;
 		case 'h': loop_usage(stdout, prog); exit(0);
-		case ':':
-			fprintf(stderr, "%s: option -%c needs a value\n", prog, optopt);
-			loop_usage(stderr, prog);
-			return -1;
-		default:
-			fprintf(stderr, "%s: unknown option -%c\n", prog, optopt);
+		default: /* ':' or '?' */
+			io_args_getopt_error(prog, opt);
 			loop_usage(stderr, prog);
 			return -1;
 		}
 	}
-	if (optind < n) {
-		fprintf(stderr, "%s: unexpected argument '%s' before \"--\"\n", prog, argv[optind]);
+	if (io_args_no_operands(prog, n, argv)) {
 		loop_usage(stderr, prog);
 		return -1;
 	}
@@ -693,12 +688,7 @@ static int __iosub_main(int argc, char *const *argv)
 	uint16_t i;
 	struct loop_link_counters *lc;
 
-	{ /* an application need not use every call: keep -Wunused-function quiet */
-		(void) iip_run; (void) iip_udp_send; (void) iip_tcp_connect; (void) iip_tcp_rxbuf_consumed;
-		(void) iip_tcp_close; (void) iip_tcp_send; (void) iip_arp_request; (void) iip_add_tcp_conn;
-		(void) iip_add_pb; (void) iip_tcp_conn_size; (void) iip_pb_size; (void) iip_workspace_size;
-		(void) helper_ip4_get_connection_affinity;
-	}
+	IO_STACK_CALLS_MAY_GO_UNUSED();
 	if (argc < 1)
 		return 2;
 	/* options of the loop: argv[0 .. first "--") */

@@ -468,18 +468,13 @@ static int tap_parse_options(int n, char *const *argv, struct tap_conf *c)
 		case 'p': if (io_args_u32(optarg, 64, 1u << 24, &c->npb)) return tap_bad(prog, opt, optarg, "64..16777216"); break;
 		case 'q': if (io_args_u32(optarg, 1, 4096, &c->batch)) return tap_bad(prog, opt, optarg, "1..4096"); break;
 		case 'h': tap_usage(stdout, prog); exit(0);
-		case ':':
-			fprintf(stderr, "%s: option -%c needs a value\n", prog, optopt);
-			tap_usage(stderr, prog);
-			return -1;
-		default:
-			fprintf(stderr, "%s: unknown option -%c\n", prog, optopt);
+		default: /* ':' or '?' */
+			io_args_getopt_error(prog, opt);
 			tap_usage(stderr, prog);
 			return -1;
 		}
 	}
-	if (optind < n) {
-		fprintf(stderr, "%s: unexpected argument '%s' before \"--\"\n", prog, argv[optind]);
+	if (io_args_no_operands(prog, n, argv)) {
 		tap_usage(stderr, prog);
 		return -1;
 	}
@@ -686,12 +681,7 @@ static int __iosub_main(int argc, char *const *argv)
 	char ip[INET_ADDRSTRLEN], cores[128];
 	struct sigaction sa;
 
-	{ /* an application need not use every call: keep -Wunused-function quiet */
-		(void) iip_run; (void) iip_udp_send; (void) iip_tcp_connect; (void) iip_tcp_rxbuf_consumed;
-		(void) iip_tcp_close; (void) iip_tcp_send; (void) iip_arp_request; (void) iip_add_tcp_conn;
-		(void) iip_add_pb; (void) iip_tcp_conn_size; (void) iip_pb_size; (void) iip_workspace_size;
-		(void) helper_ip4_get_connection_affinity;
-	}
+	IO_STACK_CALLS_MAY_GO_UNUSED();
 	if (argc < 1)
 		return 2;
 	nopt = io_args_backend_end(argc, argv);
