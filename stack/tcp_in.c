@@ -302,7 +302,7 @@ static uint8_t __iip_tcp_ack_advance(struct iip_workspace *ws, struct iip_tcp_co
 }
 
 /* RFC 9293 3.10.7.4 window update rule. */
-static void __iip_tcp_window_update(struct iip_tcp_conn *c, struct iip_tcp_seg *s)
+static void __iip_tcp_window_update(struct iip_workspace *ws, struct iip_tcp_conn *c, struct iip_tcp_seg *s)
 {
 	if (__iip_seq_lt(c->snd_wl1, s->seq) || (c->snd_wl1 == s->seq && __iip_seq_le(c->snd_wl2, s->ack))) {
 		c->snd_wnd = (uint32_t) s->win << c->snd_wscale;
@@ -310,6 +310,19 @@ static void __iip_tcp_window_update(struct iip_tcp_conn *c, struct iip_tcp_seg *
 		c->snd_wl2 = s->ack;
 		if (c->snd_wnd > c->max_snd_wnd)
 			c->max_snd_wnd = c->snd_wnd;
+		if (c->snd_wnd && c->zwp_probing) {
+			/*
+			 * The zero window opened: whatever was sent beyond it was
+			 * dropped, so sending resumes at SND.UNA now, not after the
+			 * backed-off persist timer; the timer restarts at the RTO.
+			 */
+			c->zwp_probing = 0;
+			c->backoff = 0;
+			c->snd_nxt = c->snd_una;
+			c->rtt_timing = 0; /* Karn: what follows may be resent */
+			if (c->snd_una != c->snd_max)
+				__iip_tcp_timer_set(ws, c, IIP_TCP_TIMER_RTX, &c->t_rtx, c->rto_ms);
+		}
 	}
 }
 
@@ -341,13 +354,13 @@ static uint8_t __iip_tcp_ack_in(struct iip_workspace *ws, struct iip_tcp_conn *c
 			__iip_tcp_scoreboard_add(c, s->opts.sack[i].start, s->opts.sack[i].end);
 	}
 	if (__iip_seq_gt(s->ack, c->snd_una)) {
-		__iip_tcp_window_update(c, s);
+		__iip_tcp_window_update(ws, c, s);
 		if (__iip_tcp_ack_advance(ws, c, s->ack, s, opaque))
 			return 1;
 		__iip_tcp_schedule_output(ws, c, opaque);
 		return 0;
 	}
-	__iip_tcp_window_update(c, s);
+	__iip_tcp_window_update(ws, c, s);
 	/* RFC 5681 2 (duplicate ACK) and RFC 6675 5 (SACK loss detection) */
 	if (c->opt_sack)
 		/*

@@ -398,8 +398,8 @@ static void __iip_tcp_output(struct iip_workspace *ws, struct iip_tcp_conn *c, v
 		seg_max = __iip_tcp_max_burst(ws, c, opaque);
 		len = __iip_min(__iip_min(avail, usable), seg_max);
 		if (!len) {
-			/* zero window with nothing in flight: probe (RFC 9293 3.8.6.1) */
-			if (!c->snd_wnd && c->snd_una == c->snd_max && !(c->timers_on & IIP_TCP_TIMER_RTX)) {
+			/* zero window: the persist timer probes it (RFC 9293 3.8.6.1) */
+			if (!c->snd_wnd && !(c->timers_on & IIP_TCP_TIMER_RTX)) {
 				c->zwp_probing = 1;
 				__iip_tcp_timer_set(ws, c, IIP_TCP_TIMER_RTX, &c->t_rtx, c->rto_ms);
 			}

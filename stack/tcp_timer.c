@@ -48,19 +48,20 @@ static uint8_t __iip_tcp_on_rtx_timer(struct iip_workspace *ws, struct iip_tcp_c
 	default:
 		break;
 	}
-	if (c->zwp_probing && __iip_seq_le(c->snd_max, c->snd_una + 1)) {
+	if (!c->snd_wnd && __iip_seq_lt(c->snd_una, c->snd_queued)) {
 		/*
-		 * persist: one byte beyond the zero window, at SND.UNA (nothing
-		 * else is outstanding but an earlier probe's byte, which the peer
-		 * refused: snd_nxt stays put, snd_max covers the byte in case the
-		 * peer takes it); never give up while the peer answers (RFC 1122
-		 * 4.2.2.17)
+		 * persist (RFC 9293 3.8.6.1): the peer's window is zero, whether
+		 * or not data was in flight when it closed: one byte at SND.UNA
+		 * (snd_nxt stays put, snd_max covers the byte in case the peer
+		 * takes it), so the peer answers with its window even if its
+		 * window update was lost; never give up while the peer answers
+		 * (RFC 1122 4.2.2.17)
 		 */
-		if (__iip_seq_lt(c->snd_una, c->snd_queued)) {
-			__iip_tcp_xmit(ws, c, c->snd_una, 1, IIP_TCP_FLAG_ACK, opaque);
+		__iip_tcp_xmit(ws, c, c->snd_una, 1, IIP_TCP_FLAG_ACK, opaque);
+		if (__iip_seq_lt(c->snd_max, c->snd_una + 1))
 			c->snd_max = c->snd_una + 1;
-			IIP_STATS_INC(ws, tx_tcp_zwp);
-		}
+		IIP_STATS_INC(ws, tx_tcp_zwp);
+		c->zwp_probing = 1;
 		c->backoff = (uint8_t) __iip_min(c->backoff + 1, 16);
 		__iip_tcp_timer_set(ws, c, IIP_TCP_TIMER_RTX, &c->t_rtx,
 				    __iip_min(c->rto_ms << __iip_min(c->backoff, 6), (uint32_t) IIP_CONF_TCP_RTO_MAX_MS));
