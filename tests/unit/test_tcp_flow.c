@@ -206,11 +206,47 @@ TEST(rfc9293_3_8_6_peer_window_limits_flight)
 	done(&h, &t);
 }
 
+/* the peer closes its window while data is in flight and then goes quiet (its window update lost): the
+ * sender keeps probing (RFC 9293 3.8.6.1), and the data flows once the window opens */
+TEST(rfc9293_3_8_6_1_zero_window_with_data_in_flight)
+{
+	struct th_host h;
+	struct tp t;
+	uint32_t i, segs = 0;
+	open_conn(&h, &t, -1);
+	iip_tcp_set_nodelay(h.ws, t.c, 1);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(th_app_send_pat(&h, t.c, i * MSS, MSS), 0);
+	tp_drain(&t);
+	t.win = 0;
+	t.rcv = t.iss + 1 + MSS;
+	tp_send(&t, ACK, NULL, 0);
+	for (i = 0; i < 120; i++) {
+		th_advance_ms(&h, 1000);
+		while (tp_pop(&t))
+			segs++;
+	}
+	CHECK(segs >= 3);
+	CHECK_EQ(h.n_closed, 0);
+	t.win = 65535;
+	tp_send(&t, ACK, NULL, 0);
+	th_advance_ms(&h, 2000);
+	{
+		uint32_t top = 0;
+		while (tp_pop(&t))
+			if (t.p.payload_len && t.p.seq + t.p.payload_len - t.iss - 1 > top)
+				top = t.p.seq + t.p.payload_len - t.iss - 1;
+		CHECK_EQ(top, 3 * MSS);
+	}
+	done(&h, &t);
+}
+
 int main(void)
 {
 	RUN(flow_window_follows_unconsumed_packets);
 	RUN(rfc1122_4_2_3_3_receiver_sws_avoidance);
 	RUN(rfc9293_3_8_6_1_zero_window_probe_backoff);
+	RUN(rfc9293_3_8_6_1_zero_window_with_data_in_flight);
 	RUN(rfc1122_4_2_3_4_nagle_default_on);
 	RUN(nagle_off_with_nodelay);
 	RUN(rfc9293_3_8_6_2_1_sender_sws_avoidance);
