@@ -168,12 +168,18 @@ static void __iip_tcp_cc_on_ack(struct iip_workspace *ws, struct iip_tcp_conn *c
 {
 	if (c->cwnd < c->ssthresh) {
 		/*
-		 * Slow start by bytes acknowledged.  RFC 5681 3.1 recommends at most
-		 * one SMSS per ACK; stretch ACKs (LRO, one ACK per batch) would then
-		 * slow the start to a crawl, so like Linux we count every byte
-		 * (RFC 3465 3.2 discusses the limit L).
+		 * Slow start by bytes acknowledged (RFC 3465), at most doubling per
+		 * ACK.  RFC 5681 3.1 recommends at most one SMSS per ACK; stretch
+		 * ACKs (LRO, one ACK per batch) would then slow the start to a
+		 * crawl.  Counting every byte without a limit is worse: after a
+		 * time-out one cumulative ACK covering a filled hole lifted cwnd
+		 * from one segment to ssthresh at once, and the burst was lost
+		 * again (found by tests/interop/transfer.sh through the impairment
+		 * bridge).  Capping the increase at cwnd keeps the doubling per
+		 * round trip slow start means, and gives RFC 3465's L = 1 SMSS
+		 * right after a time-out.
 		 */
-		c->cwnd += acked;
+		c->cwnd += __iip_min(acked, c->cwnd);
 		if (c->cwnd > c->ssthresh)
 			c->cwnd = c->ssthresh;
 		return;
