@@ -68,6 +68,7 @@
 #include "../common/stack_setup.h"
 #include "../common/stack_counters.h"
 #include "../common/ifquery.h"
+#include "../common/wait.h"
 #include "fanout.h"
 /* the virtio-net header, the same on a packet socket (PACKET_VNET_HDR) as on a tap */
 #include "../common/vnet.h"
@@ -80,7 +81,6 @@
 #endif
 
 #define AFP_MAX_THREADS 64
-#define AFP_MAX_WAIT_US 100000      /* wake at least every 100 ms to see signals */
 #define AFP_BLOCK_SIZE (1u << 17)   /* holds a 64 KiB frame with room to spare */
 #define AFP_BLOCK_TIMEOUT_MS 1
 
@@ -328,24 +328,6 @@ static uint16_t afp_rx_burst(struct afp_thread *t)
 
 /* ---- the thread ------------------------------------------------------------------ */
 
-static void afp_wait(struct afp_thread *t, uint32_t next_us)
-{
-	uint64_t us = next_us;
-	struct pollfd pfd;
-	struct timespec ts;
-	if (!afp.conf.wait_ms || !next_us)
-		return;
-	if (us > (uint64_t) afp.conf.wait_ms * 1000u)
-		us = (uint64_t) afp.conf.wait_ms * 1000u;
-	if (us > AFP_MAX_WAIT_US)
-		us = AFP_MAX_WAIT_US;
-	pfd.fd = t->fd;
-	pfd.events = POLLIN;
-	ts.tv_sec = 0;
-	ts.tv_nsec = (long) (us * 1000u);
-	ppoll(&pfd, 1, &ts, NULL);
-}
-
 static void *afp_thread_main(void *arg)
 {
 	struct afp_thread *t = arg;
@@ -360,7 +342,7 @@ static void *afp_thread_main(void *arg)
 		__app_loop(t->workspace, mac, c->ip4_be, &next_us, t->opaque);
 		iip_ops_l2_flush(t->opaque);
 		if (!n)
-			afp_wait(t, next_us);
+			io_wait_readable(t->fd, afp.conf.wait_ms, next_us);
 	}
 	return NULL;
 }

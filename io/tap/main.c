@@ -58,6 +58,7 @@
 #include "../common/stack_setup.h"
 #include "../common/stack_counters.h"
 #include "../common/ifquery.h"
+#include "../common/wait.h"
 #include "../common/vnet.h"
 #include "steer.h"
 
@@ -66,7 +67,6 @@
 
 #define TAP_MAX_THREADS 64
 #define TAP_MAX_RX_SEGS 40          /* 64 KiB GSO frame in buffers of >= 2 KiB */
-#define TAP_MAX_WAIT_US 100000      /* wake at least every 100 ms to see signals */
 
 /* -F bits: the stack's offloads (io/common/nic_features.h), and LRO */
 #define TAP_F_SG   IO_NIC_F_SG
@@ -307,24 +307,6 @@ static uint16_t tap_rx_burst(struct tap_thread *t)
 
 /* ---- the thread ------------------------------------------------------------------ */
 
-static void tap_wait(struct tap_thread *t, uint32_t next_us)
-{
-	uint64_t us = next_us;
-	struct pollfd pfd;
-	struct timespec ts;
-	if (!tap.conf.wait_ms || !next_us)
-		return; /* busy poll, or the stack wants to run again now */
-	if (us > (uint64_t) tap.conf.wait_ms * 1000u)
-		us = (uint64_t) tap.conf.wait_ms * 1000u;
-	if (us > TAP_MAX_WAIT_US)
-		us = TAP_MAX_WAIT_US;
-	pfd.fd = t->fd;
-	pfd.events = POLLIN;
-	ts.tv_sec = 0;
-	ts.tv_nsec = (long) (us * 1000u);
-	ppoll(&pfd, 1, &ts, NULL);
-}
-
 static void *tap_thread_main(void *arg)
 {
 	struct tap_thread *t = arg;
@@ -339,7 +321,7 @@ static void *tap_thread_main(void *arg)
 		__app_loop(t->workspace, mac, c->ip4_be, &next_us, t->opaque);
 		iip_ops_l2_flush(t->opaque);
 		if (!n)
-			tap_wait(t, next_us);
+			io_wait_readable(t->fd, tap.conf.wait_ms, next_us);
 	}
 	return NULL;
 }
