@@ -256,7 +256,7 @@ static void __iip_tcp_icmp_unreach(struct iip_workspace *ws, uint8_t code, uint1
 		return; /* RFC 1191 / RFC 8201: ignore implausible values */
 	IIP_STATS_INC(ws, tcp_icmp_mtu);
 	c->pmtu = mtu;
-	c->snd_mss = (uint16_t) (__iip_min((uint32_t) c->peer_mss, (uint32_t) mtu - 40U) - (c->opt_ts ? 12 : 0));
+	__iip_tcp_set_snd_mss(c);
 	/* resend what was too big, without treating it as congestion (RFC 1191 6.4) */
 	c->snd_nxt = c->snd_una;
 	__iip_tcp_schedule_output(ws, c, opaque);

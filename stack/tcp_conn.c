@@ -76,6 +76,18 @@ static struct iip_tcp_conn *__iip_tcp_lookup(struct iip_workspace *ws, uint32_t 
 	return NULL;
 }
 
+/*
+ * The payload per segment we send: the peer's MSS option clamped by the
+ * path MTU (RFC 6691), less the timestamp option's 12 bytes when used
+ * (RFC 9293 3.7.1 Eff.snd.MSS).  Absurd values (a peer MSS below the
+ * option bytes wrapped to 65524; 0 stopped the sender) are floored at 64.
+ */
+static void __iip_tcp_set_snd_mss(struct iip_tcp_conn *c)
+{
+	uint32_t mss = __iip_min((uint32_t) c->peer_mss, (uint32_t) c->pmtu - 40U), opt = c->opt_ts ? 12U : 0U;
+	c->snd_mss = (uint16_t) (mss >= 64U + opt ? mss - opt : 64U);
+}
+
 static void __iip_tcp_timer_set(struct iip_workspace *ws, struct iip_tcp_conn *c, uint8_t which, uint32_t *slot, uint32_t after_ms)
 {
 	*slot = ws->now_ms + after_ms;

@@ -416,12 +416,7 @@ static void __iip_tcp_syn_in(struct iip_workspace *ws, struct iip_tcp_conn *c, s
 		c->ts_recent = s->opts.ts_val;
 		c->ts_recent_age_ms = ws->now_ms;
 	}
-	{
-		uint32_t mss = __iip_min((uint32_t) c->peer_mss, (uint32_t) c->pmtu - 40U), opt = c->opt_ts ? 12U : 0U;
-		/* guard against absurd MSS options, including those below the
-		 * timestamp option's 12 bytes, which wrapped to 65524 */
-		c->snd_mss = (uint16_t) (mss >= 64U + opt ? mss - opt : 64U);
-	}
+	__iip_tcp_set_snd_mss(c);
 	__iip_tcp_cc_init(c);
 }
 

@@ -78,7 +78,7 @@ static void __iip_tcp_listen_input(struct iip_workspace *ws, uint8_t mac[], stru
 			/* the window our cookie SYN-ACK offered (unscaled) */
 			c->rcv_adv = c->rcv_nxt + __iip_min(__iip_tcp_rcv_space(c), 65535U);
 			c->peer_mss = mss;
-			c->snd_mss = (uint16_t) __iip_min((uint32_t) mss, (uint32_t) c->pmtu - 40U);
+			__iip_tcp_set_snd_mss(c);
 			__iip_tcp_cc_init(c);
 			c->state = IIP_TCP_STATE_SYN_RECEIVED;
 			ws->syn_received_cnt++;

@@ -50,51 +50,6 @@ static void fz_run(struct fz_host *h, struct fz_pkt **pkts, uint16_t cnt)
 	fz_check_accounting(h);
 }
 
-/*
- * Stack bugs reported and not fixed yet (their reproducers are listed in
- * regressions/PENDING): the harness keeps the fuzzer from hitting them again,
- * so that a campaign goes on past them.  Remove each when its fix lands.
- *
- * tcp_icmp_frag_needed_tiny_mss_wraps.in: an ICMP "fragmentation needed"
- * recomputes snd_mss in __iip_tcp_icmp_unreach (tcp_api.c) without the
- * 64-byte floor the handshake applies: with a peer MSS below 12 and
- * timestamps it wraps to ~65524 and the stack writes segments far larger
- * than its packets; with a peer MSS of 0 it becomes 0 and the connection
- * stalls.  Here raw frames carry no "fragmentation needed" (its code becomes
- * "host unreachable"), and FZ_OP_ICMP_ERR skips connections whose peer MSS
- * is below 76 (64 + the timestamp option).
- */
-#define FZ_PENDING_MIN_PEER_MSS_FOR_ICMP (76)
-#ifndef FUZZ_NO_PENDING_WORKAROUNDS
-FZ_NO_COV static void fz_pending_workarounds(uint8_t *f, uint32_t len)
-{
-	uint8_t *ip = f + 14, *m;
-	uint32_t ihl;
-	if (len < 34 || fz_be16(f + 12) != 0x0800 || ip[9] != 1)
-		return;
-	ihl = (uint32_t) (ip[0] & 15) * 4;
-	if (ihl < 20 || 14 + ihl + 4 > len)
-		return;
-	m = ip + ihl;
-	if (m[0] == 3 && m[1] == 4) {
-		/* code 4 -> 1, checksum adjusted by the difference (RFC 1624) */
-		uint32_t c = (uint16_t) ~fz_be16(m + 2);
-		c += (uint16_t) ~0x0304;
-		c += 0x0301;
-		while (c >> 16)
-			c = (c & 0xffff) + (c >> 16);
-		m[1] = 1;
-		fz_put16(m + 2, (uint16_t) ~c);
-	}
-}
-static uint8_t fz_pending_icmp_ok(const struct iip_tcp_conn *c)
-{
-	return c->peer_mss >= FZ_PENDING_MIN_PEER_MSS_FOR_ICMP;
-}
-#else
-static void fz_pending_workarounds(uint8_t *f, uint32_t len) { (void) f; (void) len; }
-static uint8_t fz_pending_icmp_ok(const struct iip_tcp_conn *c) { (void) c; return 1; }
-#endif
 
 /* A received frame in a buffer of exactly its size (plus 2 for alignment). */
 static struct fz_pkt *fz_rx_pkt(const uint8_t *bytes, uint32_t len)
@@ -168,7 +123,6 @@ static struct fz_pkt *fz_read_frame(struct fz_host *h, struct fz_in *in)
 	memcpy(fz_frame, in->p + in->i, len);
 	in->i += len;
 	fz_fix_frame(fz_frame, len, flags);
-	fz_pending_workarounds(fz_frame, len);
 	if (len >= 34 && fz_be16(fz_frame + 12) == 0x0800 && fz_frame[14 + 9] == 6)
 		h->raw_tcp = 1; /* TCP payload of the fuzzer's own */
 	FZ_TRACE("  frame %u bytes, flags 0x%02x%s\n", len, flags, (flags & FZ_FR_CHAIN) ? " (chained)" : "");
@@ -234,7 +188,6 @@ FZ_NO_COV static uint32_t fz_build_tcp(uint8_t *f, const struct fz_seg *s)
 	for (i = 0; i < s->plen; i++)
 		t[thl + i] = (uint8_t) (s->seq + ((s->flags & IIP_TCP_FLAG_SYN) ? 1 : 0) + i);
 	fz_put16(t + 16, fz_fold(fz_sum(t, thl + s->plen, fz_pseudo(f + 14, 6, thl + s->plen))));
-	fz_pending_workarounds(f, 34 + thl + s->plen);
 	return 34 + thl + s->plen;
 }
 
@@ -688,10 +641,6 @@ static void fz_op_icmp_err(struct fz_host *h, struct fz_in *in)
 	uint32_t seq_delta = (uint32_t) (int32_t) (int16_t) fz_u16(in);
 	if (!c)
 		return;
-	if (!fz_pending_icmp_ok(c)) {
-		FZ_TRACE("  skipped: peer MSS %u (pending bug)\n", c->peer_mss);
-		return;
-	}
 	FZ_TRACE("  unreachable code %u mtu %u about seq snd_una%+d\n", code, mtu, (int) (int32_t) seq_delta);
 	fz_build_ip(fz_frame, FZ_IP_PEER2, FZ_IP_SELF, 1, 7, 0, 8 + 28);
 	memset(icmp, 0, 8 + 28);
