@@ -211,14 +211,18 @@ static uint16_t __iip_tcp_xmit(struct iip_workspace *ws, struct iip_tcp_conn *c,
 			} else
 				__iip_memcpy(payload + done, src, n);
 			done += n;
-			off = 0;
 			flags |= pb->tcp_flags;
+			if (off + n < pb->len)
+				break; /* the next segment starts inside this packet */
+			off = 0;
 			pb = pb->next;
 		}
 		if (done != len) {
 			iip_ops_pkt_free(out, opaque);
 			return 1;
 		}
+		/* where the next segment starts: new data then needs no walk from the head */
+		c->tx_next_pb = pb;
 		if (!sg && !csum_off)
 			payload_sum = __iip_csum_raw(payload, len);
 	} else
